@@ -1,0 +1,65 @@
+"""The `drill` command line. Every command reports bad input as one located line and exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from drill import __version__
+
+EXIT_BAD_INPUT = 2
+INCIDENTS_DIR = Path(__file__).resolve().parent.parent / "incidents"
+
+
+class UserError(Exception):
+    """Bad input from the person at the keyboard: printed as one line, exit 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="drill", description="3am Drill: incident drills for GPU cluster operations."
+    )
+    parser.add_argument("--version", action="version", version=f"drill {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    run = sub.add_parser("run", help="play a night headless and print what happened")
+    run.add_argument("incident", help="incident YAML file, or the id of a shipped incident")
+    how = run.add_mutually_exclusive_group(required=True)
+    how.add_argument("--actions", metavar="FILE", help="timed actions, one per line: `03:12 health gpu-a-2`")
+    how.add_argument("--reference", action="store_true", help="play the incident's reference solution")
+    run.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+
+    play = sub.add_parser("play", help="play an incident (headless until the TUI lands)")
+    play.add_argument("incident", nargs="?", default="dead-rank")
+    play.add_argument("--seed", type=int)
+
+    listing = sub.add_parser("list", help="list the shipped incidents")
+    listing.add_argument("--json", action="store_true")
+    listing.add_argument("paths", nargs="*", help="files or folders (default: the shipped incidents)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command or "play"
+    if args.command is None:
+        args = parser.parse_args(["play"])
+    try:
+        from drill.commands import run_command
+
+        return run_command(command, args)
+    except UserError as exc:
+        print(f"drill: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2, sort_keys=False))

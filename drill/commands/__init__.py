@@ -1,0 +1,21 @@
+"""One module per CLI command; each turns known errors into UserError lines."""
+
+from __future__ import annotations
+
+import argparse
+
+from drill.engine.timed import ActionsFileError
+from drill.incident.errors import IncidentError
+
+
+def run_command(name: str, args: argparse.Namespace) -> int:
+    from drill.cli import UserError
+    from drill.commands import listing, run
+
+    handlers = {"run": run.run, "play": run.play, "list": listing.list_incidents}
+    try:
+        return handlers[name](args)
+    except IncidentError as exc:
+        raise UserError(str(exc)) from None
+    except ActionsFileError as exc:
+        raise UserError(str(exc)) from None

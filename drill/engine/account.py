@@ -1,0 +1,99 @@
+"""The account of a night: what happened to the cluster and the jobs, as JSON or as text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drill.engine.drill import Drill
+from drill.engine.headless import Skipped
+from drill.incident.units import format_duration
+
+# Step events are thousands of lines of noise in an account; the loss curve carries them.
+TIMELINE_KINDS = ("alert", "job_state", "node_state", "checkpoint", "hint", "fault")
+
+
+def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any]:
+    world = drill.world
+    jobs = {}
+    for name in sorted(world.jobs):
+        job = world.jobs[name]
+        jobs[name] = {
+            "state": job.state,
+            "reason": job.reason,
+            "team": job.team,
+            "yours": job.yours,
+            "gpus": job.world,
+            "steps": job.step if job.training else None,
+            "target_steps": job.steps if job.training else None,
+            "attempts": [a.to_json() for a in job.attempts if a.start is not None or a.ended],
+        }
+    timeline = [
+        {**event.to_json(), "clock": drill.clock(event.time)}
+        for event in world.timeline
+        if event.kind in TIMELINE_KINDS
+    ]
+    return {
+        "incident": drill.incident.id,
+        "seed": drill.seed,
+        "end_time": round(drill.end_time, 3),
+        "end_clock": drill.clock(drill.end_time),
+        "recovered": recovered(drill),
+        "jobs": jobs,
+        "actions": [
+            {**a.to_json(), "clock": drill.clock(a.time)} for a in drill.actions
+        ],
+        "not_played": [{"line": s.line, "text": s.text, "why": s.why} for s in skipped or []],
+        "timeline": timeline,
+        "alerts": [a.to_json() for a in world.pager.alerts],
+        "steps_lost": dict(sorted(world.steps_lost.items())),
+    }
+
+
+def recovered(drill: Drill) -> bool:
+    """The learner's job finished, or is training again after the last fault fired."""
+    job = drill.learner_job
+    if job.state == "completed":
+        return True
+    fired = [drill.world.faults.times[f] for f in drill.world.faults.fired]
+    last_fault = max(fired, default=0.0)
+    attempt = job.current
+    return bool(
+        attempt is not None
+        and attempt.training
+        and attempt.stall_wake is None
+        and job.last_step_time is not None
+        and job.last_step_time > last_fault
+    )
+
+
+def render_text(drill: Drill, data: dict[str, Any]) -> str:
+    mine = drill.learner_job
+    info = data["jobs"][mine.name]
+    lines = [
+        f"{drill.incident.title} (seed {drill.seed})",
+        f"Night ended {data['end_clock']}. {mine.name}: {info['state']}, step {info['steps']}/{info['target_steps']},"
+        f" {len(info['attempts'])} attempts, {data['steps_lost'].get(mine.name, 0)} steps lost to restarts.",
+        "Recovered." if data["recovered"] else "Not recovered.",
+        "",
+        "Your actions:",
+    ]
+    for action in data["actions"]:
+        mark = "ok " if action["accepted"] else "REJ"
+        first = action["result"].splitlines()[0] if action["result"] else ""
+        lines.append(f"  {action['clock']} {mark} {action['text']}")
+        if first:
+            lines.append(f"           {first[:100]}")
+    if not data["actions"]:
+        lines.append("  (none)")
+    for item in data["not_played"]:
+        lines.append(f"  not played (line {item['line']}): {item['text']} ({item['why']})")
+    lines += ["", "What happened:"]
+    for event in data["timeline"]:
+        if event["kind"] == "fault":
+            continue
+        mine_or_node = event["subject"] == mine.name or event["kind"] in ("alert", "node_state")
+        if mine_or_node:
+            lines.append(f"  {event['clock']} {event['text'][:140]}")
+    lines.append("")
+    lines.append(f"Night length {format_duration(data['end_time'])} of sim time.")
+    return "\n".join(lines)

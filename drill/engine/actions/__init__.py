@@ -1,0 +1,1 @@
+"""The action language: what a person types at 3am, parsed, checked and applied."""

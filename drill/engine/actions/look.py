@@ -1,0 +1,208 @@
+"""Look verbs: they cost time and change nothing but what the operator knows."""
+
+from __future__ import annotations
+
+from drill.engine.actions.context import Context, expect, parse_int
+from drill.engine.actions.errors import Reject
+from drill.incident.units import format_duration
+from drill.sim.cluster import XID_NAMES
+from drill.sim.jobs import PENDING, RUNNING
+
+
+def status(ctx: Context, args: list[str]) -> str:
+    expect(args, 0, "status [JOB]", at_most=1)
+    world = ctx.world
+    if args:
+        return _job_detail(ctx, ctx.job(args[0]))
+    nodes = world.cluster.in_service()
+    by_state: dict[str, int] = {}
+    for node in nodes:
+        state = node.state if node.responsive or node.state == "down" else "up (no heartbeat)"
+        by_state[state] = by_state.get(state, 0) + 1
+    used = sum(len(n.used_gpus()) for n in nodes)
+    total = sum(n.gpu_count for n in nodes)
+    jobs = list(world.jobs.values())
+    lines = [
+        f"{ctx.clock(world.now)}  nodes: "
+        + ", ".join(f"{count} {state}" for state, count in sorted(by_state.items())),
+        f"GPUs in use: {used} of {total}",
+        f"jobs: {sum(j.state == RUNNING for j in jobs)} running, {sum(j.state == PENDING for j in jobs)} pending",
+        f"pages: {len(world.pager.unacked())} unacknowledged of {len(world.pager.alerts)}",
+    ]
+    mine = next(j for j in jobs if j.yours)
+    lines.append(_job_line(ctx, mine))
+    return "\n".join(lines)
+
+
+def _job_line(ctx: Context, job) -> str:
+    progress = f"step {job.step}/{job.steps}" if job.training else ""
+    reason = f" ({job.reason})" if job.reason else ""
+    return f"{job.name}: {job.state}{reason} {progress}".rstrip()
+
+
+def _job_detail(ctx: Context, job) -> str:
+    world = ctx.world
+    lines = [_job_line(ctx, job)]
+    lines.append(f"  team {job.team}, priority {job.priority}, {job.world} GPUs, nodes {', '.join(job.nodes) or '-'}")
+    if job.training and job.last_step_time is not None:
+        age = world.now - job.last_step_time
+        lines.append(f"  last step {job.step} at {ctx.clock(job.last_step_time)} ({format_duration(age)} ago)")
+        latest = world.checkpoints[job.name].latest()
+        lines.append(f"  latest checkpoint: {'step ' + str(latest.step) if latest else 'none'}")
+    if job.exclude:
+        lines.append(f"  excluded nodes: {', '.join(sorted(job.exclude))}")
+    lines.append(f"  restarts used: {job.restarts_used} of {job.max_restarts}")
+    for attempt in job.attempts[-5:]:
+        start = ctx.clock(attempt.start) if attempt.start is not None else "not started"
+        end = ctx.clock(attempt.end) if attempt.end is not None else "now"
+        why = f": {attempt.why}" if attempt.why else ""
+        lines.append(f"  attempt {attempt.number} {start}-{end} on {', '.join(attempt.nodes) or '-'}{why}")
+    return "\n".join(lines)
+
+
+def queue(ctx: Context, args: list[str]) -> str:
+    expect(args, 0, "queue")
+    rows = [("JOB", "TEAM", "PRIO", "STATE", "GPUS", "NODES", "STEP", "TRIES", "REASON")]
+    for job in sorted(ctx.world.jobs.values(), key=lambda j: (j.state not in (RUNNING, PENDING), j.sort_key())):
+        if job.state in ("completed", "cancelled") and not job.yours:
+            continue
+        rows.append(
+            (
+                job.name,
+                job.team,
+                job.priority,
+                job.state,
+                str(job.world),
+                _nodes_short(job.nodes),
+                f"{job.step}/{job.steps}" if job.training else "-",
+                str(len(job.attempts)),
+                job.reason or "",
+            )
+        )
+    return _table(rows)
+
+
+def nodes(ctx: Context, args: list[str]) -> str:
+    expect(args, 0, "nodes")
+    rows = [("NODE", "STATE", "ISLAND", "LEAF", "GPUS", "JOBS")]
+    for node in ctx.world.cluster.nodes.values():
+        rows.append(
+            (
+                node.name,
+                node.state + ("" if node.responsive or node.state == "down" else " (no heartbeat)"),
+                node.island,
+                node.leaf or "-",
+                f"{len(node.used_gpus())}/{node.gpu_count}",
+                ",".join(sorted(node.allocations)) or "-",
+            )
+        )
+    return _table(rows)
+
+
+def logs(ctx: Context, args: list[str]) -> str:
+    usage = "logs JOB [--rank N]"
+    if not args:
+        raise Reject(f"usage: {usage}")
+    job = ctx.job(args[0])
+    rank = None
+    if len(args) == 3 and args[1] == "--rank":
+        rank = parse_int(args[2], "rank", 0, max(0, job.world - 1))
+    elif len(args) != 1:
+        raise Reject(f"usage: {usage}")
+    log = ctx.world.logs[job.name]
+    if rank is None:
+        return _per_rank_summary(ctx, job)
+    silent = log.silent_from.get(rank)
+    marks = [
+        (t, f"[rank {rank}] step {s}" + (f" loss {loss:.4f}" if loss is not None else ""))
+        for t, s, loss in log.step_marks
+        if silent is None or t <= silent
+    ]
+    own = [(line.time, line.text) for line in log.lines if line.rank in (rank, None)]
+    merged = sorted(marks + own, key=lambda pair: pair[0])[-15:]
+    if not merged:
+        return f"{job.name} rank {rank}: no log lines yet"
+    return "\n".join(f"{ctx.clock(t)} {text}" for t, text in merged)
+
+
+def _per_rank_summary(ctx: Context, job) -> str:
+    """What `tail -n1` over every rank's log shows: a silent rank stands out by its time."""
+    log = ctx.world.logs[job.name]
+    launcher = [line for line in log.lines if line.rank is None][-5:]
+    lines = [f"{ctx.clock(line.time)} {line.text}" for line in launcher]
+    if job.world and job.attempts:
+        lines.append(f"last line of each rank ({job.world} ranks):")
+        for rank in range(job.world):
+            silent = log.silent_from.get(rank)
+            marks = [(t, f"step {s}") for t, s, _ in log.step_marks if silent is None or t <= silent]
+            own = [(line.time, line.text) for line in log.lines if line.rank == rank]
+            merged = sorted(marks + own, key=lambda pair: pair[0])
+            if merged:
+                t, text = merged[-1]
+                lines.append(f"  rank {rank:>3} {ctx.clock(t)} {text[:110]}")
+            else:
+                lines.append(f"  rank {rank:>3} (nothing yet)")
+    return "\n".join(lines)
+
+
+def health(ctx: Context, args: list[str]) -> str:
+    expect(args, 1, "health NODE")
+    node = ctx.node(args[0])
+    world = ctx.world
+    if not node.responsive or node.state in ("down", "rebooting"):
+        since = ctx.clock(node.last_heartbeat)
+        return (
+            f"{node.name}: {node.state}; no answer from the node (last heartbeat {since}).\n"
+            "The health check could not run. Reboot it, or swap it for a spare."
+        )
+    lines = [
+        f"{node.name}: state {node.state}, island {node.island}, leaf {node.leaf or '-'}, heartbeat ok",
+    ]
+    for gpu in node.gpus:
+        owner = next((job for job, gpus in node.allocations.items() if gpu.index in gpus), "-")
+        if gpu.broken:
+            condition = f"ERROR: Xid {gpu.xid} ({XID_NAMES.get(gpu.xid or 0, 'GPU error')}), not usable"
+        elif gpu.throttled > 1.0:
+            condition = "ok, clocks throttled (HW Slowdown: thermal)"
+        else:
+            condition = "ok"
+        lines.append(f"  GPU {gpu.index} {gpu.bus_id}  {condition}  job {owner}")
+    if node.link_events:
+        lines.append(f"  network: {node.link_events} link down/up events on the leaf uplink")
+    recent = node.kernel_log[-6:]
+    if recent:
+        lines.append("  kernel log:")
+        lines += [f"    {ctx.clock(t)} {text}" for t, text in recent]
+    else:
+        lines.append("  kernel log: nothing unusual")
+    _ = world
+    return "\n".join(lines)
+
+
+def ckpt_list(ctx: Context, args: list[str]) -> str:
+    expect(args, 1, "ckpt list JOB")
+    job = ctx.job(args[0])
+    if not job.training:
+        raise Reject(f"{job.name} belongs to team {job.team} and writes no checkpoints you can see")
+    catalog = ctx.world.checkpoints[job.name]
+    live = catalog.live()
+    if not live:
+        return f"{job.name}: no checkpoints yet"
+    lines = [f"{job.name} checkpoints (latest -> {catalog.latest_step}):"]
+    for record in live:
+        checked = {None: "not verified", True: "verified ok", False: "FAILED verify"}[record.verified]
+        lines.append(f"  step {record.step:>6}  written {ctx.clock(record.time)}  {checked}")
+    return "\n".join(lines)
+
+
+def _nodes_short(names: list[str]) -> str:
+    if len(names) <= 2:
+        return ",".join(names) or "-"
+    return f"{names[0]},+{len(names) - 1}"
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows
+    )

@@ -1,0 +1,130 @@
+"""The one engine: the TUI, `drill run`, `drill replay` and the tests all drive this object.
+
+Time rules: an action applies at the moment it starts and then keeps the operator busy for its
+cost while the world moves on. `advance` runs the world forward and returns only when every event
+and every training step up to that time has happened. Nothing here reads a wall clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drill.engine.actions import dispatch
+from drill.engine.actions.context import Context
+from drill.engine.actions.errors import Reject
+from drill.engine.actions.parser import parse
+from drill.engine.snapshot import Snapshot, build_snapshot
+from drill.incident.models import Incident
+from drill.sim.events import Event
+from drill.sim.jobs import COMPLETED
+from drill.sim.training import TrainingBackend
+from drill.sim.world import World
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    time: float  # when it started
+    end: float  # when the operator is free again
+    text: str
+    accepted: bool
+    output: str
+    verb: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "time": round(self.time, 3),
+            "end": round(self.end, 3),
+            "text": self.text,
+            "accepted": self.accepted,
+            "result": self.output,
+        }
+
+
+@dataclass
+class Drill:
+    incident: Incident
+    seed: int
+    training: TrainingBackend | None = None
+    world: World = field(init=False)
+    ctx: Context = field(init=False)
+    actions: list[ActionResult] = field(default_factory=list, init=False)
+    _cursor: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.world = World(self.incident, self.seed, self.training)
+        self.ctx = Context(self.world)
+
+    # -- time -------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        return self.world.now
+
+    @property
+    def night_end(self) -> float:
+        return self.incident.night.length
+
+    @property
+    def learner_job(self):
+        return self.world.jobs[self.incident.learner_job.name]
+
+    @property
+    def over(self) -> bool:
+        return self.now >= self.night_end or self.learner_job.state == COMPLETED
+
+    @property
+    def end_time(self) -> float:
+        """When the night ended: the learner's job completing, or the end of the night."""
+        job = self.learner_job
+        if job.state == COMPLETED and job.attempts and job.attempts[-1].end is not None:
+            return job.attempts[-1].end
+        return min(self.now, self.night_end)
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("time only moves forward")
+        self.world.run_until(min(self.now + seconds, self.night_end))
+
+    def advance_to(self, time: float) -> None:
+        if time > self.now:
+            self.advance(time - self.now)
+
+    def play_out(self, chunk: float = 300.0) -> None:
+        """Run the rest of the night, stopping early once the learner's job has completed."""
+        while not self.over:
+            self.advance(chunk)
+
+    # -- acting -----------------------------------------------------------------------------
+
+    def act(self, text: str) -> ActionResult:
+        start = self.now
+        verb = ""
+        try:
+            if self.over:
+                raise Reject("the night is over; start the debrief")
+            command = parse(text)
+            verb = command.verb
+            output, cost = dispatch.run(self.ctx, command)
+        except Reject as rejection:
+            result = ActionResult(start, start, text.strip(), False, str(rejection), verb)
+            self.actions.append(result)
+            self.world.emit("action", "you", text.strip(), accepted=False, result=str(rejection))
+            return result
+        self.world.emit("action", "you", text.strip(), accepted=True)
+        self.advance(cost)
+        result = ActionResult(start, self.now, text.strip(), True, output, verb)
+        self.actions.append(result)
+        return result
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def events(self) -> list[Event]:
+        new = self.world.timeline[self._cursor :]
+        self._cursor = len(self.world.timeline)
+        return new
+
+    def snapshot(self) -> Snapshot:
+        return build_snapshot(self)
+
+    def clock(self, seconds: float | None = None) -> str:
+        return self.world.clock.label(self.now if seconds is None else seconds)

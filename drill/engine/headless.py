@@ -1,0 +1,73 @@
+"""Play a list of timed actions through the engine, as `drill run` and the tests do."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drill.engine.actions.errors import Reject
+from drill.engine.drill import ActionResult, Drill
+from drill.engine.timed import TEMPLATE, TimedAction
+from drill.incident import units
+
+
+@dataclass(frozen=True)
+class Skipped:
+    line: int
+    text: str
+    why: str
+
+
+def resolve_time(drill: Drill, action: TimedAction, previous_end: float) -> float:
+    base_text, plus, extra = action.when.partition("+")
+    if not base_text:
+        base = previous_end
+    elif base_text.startswith("{"):
+        fault_id = TEMPLATE.match(base_text).group(1)  # type: ignore[union-attr]
+        base = drill.world.faults.times[fault_id]
+    else:
+        base = drill.world.clock.from_clock(base_text)
+    return base + (units.parse_duration(extra) if plus else 0.0)
+
+
+def resolve_text(drill: Drill, text: str) -> str:
+    faults = drill.world.faults
+
+    def fill(match) -> str:
+        fault_id, field = match.groups()
+        if field == "time":
+            return drill.world.clock.label(faults.times[fault_id])
+        picks = faults.chosen.get(fault_id)
+        if not picks:
+            raise Reject(f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown")
+        if field == "nodes":
+            return ",".join(sorted({str(p["node"]) for p in picks}))
+        value = picks[0].get(field)
+        if value is None:
+            raise Reject(f"fault {fault_id} chose no {field}")
+        return str(value)
+
+    return TEMPLATE.sub(fill, text)
+
+
+def play(drill: Drill, actions: list[TimedAction]) -> list[Skipped]:
+    """Each action starts at its stated time, or when the previous one ends if that is later."""
+    skipped: list[Skipped] = []
+    previous_end = 0.0
+    for action in actions:
+        start = max(resolve_time(drill, action, previous_end), drill.now)
+        if start >= drill.night_end or drill.over:
+            skipped.append(Skipped(action.line, action.text, "the night was over"))
+            continue
+        drill.advance_to(start)
+        if drill.over:
+            skipped.append(Skipped(action.line, action.text, "the night was over"))
+            continue
+        try:
+            text = resolve_text(drill, action.text)
+        except Reject as rejection:
+            drill.actions.append(ActionResult(drill.now, drill.now, action.text, False, str(rejection)))
+            previous_end = drill.now
+            continue
+        previous_end = drill.act(text).end
+    drill.play_out()
+    return skipped

@@ -1,0 +1,120 @@
+"""The full visible state for one UI frame: plain data, cheap to build, read-only.
+
+Only what an operator could see is here. Fault identities and the noise flag never are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from drill.engine.drill import Drill
+
+
+@dataclass(frozen=True)
+class GpuView:
+    index: int
+    job: str | None
+    broken: bool
+
+
+@dataclass(frozen=True)
+class NodeView:
+    name: str
+    island: str
+    leaf: str | None
+    state: str
+    responsive: bool
+    gpus: tuple[GpuView, ...]
+    jobs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JobView:
+    name: str
+    team: str
+    yours: bool
+    state: str
+    reason: str
+    priority: str
+    gpus: int
+    nodes: tuple[str, ...]
+    step: int
+    steps: int
+    attempts: int
+    last_checkpoint: int | None
+
+
+@dataclass(frozen=True)
+class AlertView:
+    id: str
+    time: float
+    severity: str
+    source: str
+    text: str
+    acked: bool
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    time: float
+    clock: str
+    night_end: float
+    over: bool
+    nodes: tuple[NodeView, ...]
+    jobs: tuple[JobView, ...]
+    alerts: tuple[AlertView, ...]
+    losses: tuple[tuple[int, float], ...]  # the learner's job: (step, loss) as trained
+
+
+def build_snapshot(drill: Drill) -> Snapshot:
+    world = drill.world
+    nodes = []
+    for node in world.cluster.nodes.values():
+        owners = {gpu: job for job, gpus in node.allocations.items() for gpu in gpus}
+        gpus = tuple(
+            GpuView(g.index, owners.get(g.index), g.broken and _broken_visible(node)) for g in node.gpus
+        )
+        nodes.append(
+            NodeView(node.name, node.island, node.leaf, node.state, node.responsive, gpus, tuple(sorted(node.allocations)))
+        )
+    jobs = []
+    for job in world.jobs.values():
+        latest = world.checkpoints[job.name].latest_step if job.name in world.checkpoints else None
+        jobs.append(
+            JobView(
+                job.name,
+                job.team,
+                job.yours,
+                job.state,
+                job.reason,
+                job.priority,
+                job.world,
+                tuple(job.nodes),
+                job.step,
+                job.steps,
+                len(job.attempts),
+                latest,
+            )
+        )
+    alerts = tuple(
+        AlertView(a.id, a.time, a.severity, a.source, a.text, a.acked_at is not None)
+        for a in world.pager.alerts
+    )
+    return Snapshot(
+        time=drill.now,
+        clock=drill.clock(),
+        night_end=drill.night_end,
+        over=drill.over,
+        nodes=tuple(nodes),
+        jobs=tuple(jobs),
+        alerts=alerts,
+        losses=tuple(world.losses.get(drill.incident.learner_job.name, ())),
+    )
+
+
+def _broken_visible(node) -> bool:
+    """A dead GPU shows on the map the way DCGM exporters show it: once the node's health
+    agent has reported it, which it does with the Xid in the kernel log."""
+    return any("Xid" in text for _, text in node.kernel_log)

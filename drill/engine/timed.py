@@ -1,0 +1,110 @@
+"""Timed action lines: how actions files, reference solutions and saves say when a person typed.
+
+    03:12 health gpu-a-2          at a time of night
+    03:12:30 cordon gpu-a-2       with seconds
+    +2m restart llm --from latest two minutes after the previous action ended
+    {fault.gpu-dies.time}+8m logs llm    relative to when a fault fired
+
+Action text may name what a fault chose: `{fault.gpu-dies.node}`, `.gpu`, `.rank`, `.job`,
+`.leaf`, `.nodes` (all chosen nodes, comma separated) and `.time`. They are filled in when the
+action runs, so a reference stays right for every seed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from drill.engine.actions.errors import Reject
+from drill.engine.actions.parser import parse
+from drill.incident import units
+
+TEMPLATE = re.compile(r"\{fault\.([a-z0-9][a-z0-9-]*)\.([a-z]+)\}")
+FIELDS = ("node", "gpu", "rank", "job", "leaf", "nodes", "time")
+_TIME = re.compile(
+    r"^(?P<base>\d{1,2}:\d{2}(?::\d{2})?|\{fault\.[a-z0-9-]+\.time\})?(?:\+(?P<plus>[0-9smhd.]+))?$"
+)
+MAX_ACTIONS = 2000
+
+
+class ActionsFileError(Exception):
+    def __init__(self, path: str, line: int, col: int, message: str):
+        super().__init__(f"{path}:{line}:{col}: {message}")
+        self.path, self.line, self.col, self.message = path, line, col, message
+
+
+@dataclass(frozen=True)
+class TimedAction:
+    line: int
+    when: str
+    text: str
+
+
+def parse_line(raw: str, path: str, number: int, fault_ids: set[str] | None = None) -> TimedAction | None:
+    stripped = raw.strip()
+    if not stripped or stripped.startswith("#"):
+        return None
+    indent = len(raw) - len(raw.lstrip()) + 1
+    when, _, text = stripped.partition(" ")
+    text = text.strip()
+    match = _TIME.match(when)
+    if not match or not (match.group("base") or match.group("plus")):
+        raise ActionsFileError(
+            path, number, indent, f"expected a time first, like `03:12 status` or `+2m status`; got {when!r}"
+        )
+    try:
+        if match.group("base") and ":" in match.group("base") and "{" not in match.group("base"):
+            units.parse_clock(match.group("base"))
+        if match.group("plus"):
+            units.parse_duration(match.group("plus"))
+    except units.UnitError as exc:
+        raise ActionsFileError(path, number, indent, str(exc)) from None
+    if not text:
+        raise ActionsFileError(path, number, indent + len(when) + 1, "a time needs an action after it")
+    for template in TEMPLATE.finditer(stripped):
+        fault, field = template.groups()
+        col = indent + stripped.index(template.group(0))
+        if field not in FIELDS:
+            raise ActionsFileError(path, number, col, f"unknown fault field {field!r}; use one of {', '.join(FIELDS)}")
+        if fault_ids is not None and fault not in fault_ids:
+            known = ", ".join(sorted(fault_ids)) or "none"
+            raise ActionsFileError(path, number, col, f"no fault with id {fault!r}; faults here: {known}")
+    if "{" in TEMPLATE.sub("x", text):
+        raise ActionsFileError(path, number, indent, "a `{...}` here is not `{fault.ID.FIELD}`")
+    try:
+        parse(TEMPLATE.sub("x", text))
+    except Reject as exc:
+        raise ActionsFileError(path, number, indent + len(when) + 1, str(exc)) from None
+    return TimedAction(number, when, text)
+
+
+def parse_text(text: str, path: str, fault_ids: set[str] | None = None) -> list[TimedAction]:
+    actions: list[TimedAction] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        action = parse_line(raw, path, number, fault_ids)
+        if action is not None:
+            actions.append(action)
+        if len(actions) > MAX_ACTIONS:
+            raise ActionsFileError(path, number, 1, f"more than {MAX_ACTIONS} actions; split the file")
+    return actions
+
+
+def load_file(path: str | Path, fault_ids: set[str] | None = None) -> list[TimedAction]:
+    shown = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ActionsFileError(shown, 1, 1, "file not found; check the path") from None
+    except IsADirectoryError:
+        raise ActionsFileError(shown, 1, 1, "this is a folder; give an actions file") from None
+    except OSError as exc:
+        raise ActionsFileError(shown, 1, 1, f"cannot read it: {exc.strerror}") from None
+    if len(raw) > 1_000_000:
+        raise ActionsFileError(shown, 1, 1, "the file is over 1 MB; an actions file is a few lines")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ActionsFileError(shown, line, 1, "not UTF-8 text; save the file as UTF-8") from None
+    return parse_text(text, shown, fault_ids)

@@ -1,0 +1,1 @@
+"""Incident files: safe YAML loading, typed models and located error reports."""

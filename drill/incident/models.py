@@ -1,0 +1,320 @@
+"""Typed models of an incident file.
+
+Every field carries a description: the JSON Schema that editors use is generated from these
+models, so the description is the documentation an instructor sees while typing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from drill.incident import units
+
+SCHEMA_VERSION = 1
+NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
+MAX_TEXT = 4000
+
+
+def _duration(value: Any) -> float:
+    try:
+        return units.parse_duration(value)
+    except units.UnitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _offset(value: Any) -> float | str:
+    """A moment of the night: a clock time ('03:12') kept as text, or a duration from the start."""
+    if isinstance(value, str) and ":" in value:
+        try:
+            units.parse_clock(value)
+        except units.UnitError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+    return _duration(value)
+
+
+def _size(value: Any) -> int:
+    try:
+        return units.parse_size(value)
+    except units.UnitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _rate(value: Any) -> float:
+    try:
+        return units.parse_rate(value)
+    except units.UnitError as exc:
+        raise ValueError(str(exc)) from None
+
+
+Duration = Annotated[
+    float,
+    BeforeValidator(_duration),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": r"^(\d+(\.\d+)?[smhd])+$"},
+                {"type": "number", "minimum": 0},
+            ],
+            "description": units.DURATION_HELP,
+        }
+    ),
+]
+Moment = Annotated[
+    float | str,
+    BeforeValidator(_offset),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": r"^(\d{1,2}:\d{2}(:\d{2})?|(\d+(\.\d+)?[smhd])+)$"},
+                {"type": "number", "minimum": 0},
+            ],
+            "description": f"{units.CLOCK_HELP}, or {units.DURATION_HELP} after the night starts",
+        }
+    ),
+]
+Size = Annotated[
+    int,
+    BeforeValidator(_size),
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "string", "pattern": r"^\d+(\.\d+)? ?[KMGTP]?i?B$"},
+                {"type": "integer", "minimum": 0},
+            ],
+            "description": units.SIZE_HELP,
+        }
+    ),
+]
+Rate = Annotated[
+    float,
+    BeforeValidator(_rate),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^\d+(\.\d+)? ?[KMGTP]?i?B/[smh]$",
+            "description": units.RATE_HELP,
+        }
+    ),
+]
+Name = Annotated[str, Field(pattern=NAME_PATTERN, description="lower case letters, digits, -")]
+Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+PriorityClass = Literal["low", "normal", "high", "urgent"]
+PRIORITY_RANK = {"low": 0, "normal": 1, "high": 2, "urgent": 3}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class Night(Strict):
+    start: Annotated[str, Field(description="clock time the night starts, like 03:00")] = "03:00"
+    length: Duration = Field(7200.0, description="how long the night lasts; it ends then")
+
+    @field_validator("start")
+    @classmethod
+    def _clock(cls, value: str) -> str:
+        try:
+            units.parse_clock(value)
+        except units.UnitError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("length")
+    @classmethod
+    def _length(cls, value: float) -> float:
+        if not 600 <= value <= 12 * 3600:
+            raise ValueError("the night must last between 10m and 12h")
+        return value
+
+
+class Island(Strict):
+    name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,7}$", description="island name, like a")]
+    leaves: int = Field(2, ge=1, le=64, description="leaf switches in this fabric island")
+    nodes_per_leaf: int = Field(4, ge=1, le=64, description="nodes behind each leaf switch")
+    spares: int = Field(0, ge=0, le=16, description="spare nodes that `swap` can bring in")
+
+
+class Cluster(Strict):
+    gpus_per_node: int = Field(8, ge=1, le=16)
+    islands: list[Island] = Field(min_length=1, max_length=64)
+    mtbf: Duration | None = Field(
+        None, description="mean time between failures of one node; the debrief uses it for cadence"
+    )
+    heartbeat_timeout: Duration = Field(90.0, description="silence before a node is marked down")
+    scheduling_interval: Duration = Field(30.0, description="how often the scheduler runs")
+    startup: Duration = Field(60.0, description="container and process start per attempt")
+    rendezvous: Duration = Field(30.0, description="ranks finding each other per attempt")
+    reboot_time: Duration = Field(360.0, description="how long a node reboot takes")
+    swap_time: Duration = Field(600.0, description="how long bringing in a spare takes")
+
+    @model_validator(mode="after")
+    def _unique_islands(self) -> Cluster:
+        names = [island.name for island in self.islands]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"island names must be unique; {dupes[0]!r} appears twice")
+        total = sum(i.leaves * i.nodes_per_leaf + i.spares for i in self.islands)
+        if total > 4096:
+            raise ValueError(f"the cluster has {total} nodes; at most 4096 are supported")
+        return self
+
+
+class Retry(Strict):
+    max_restarts: int = Field(0, ge=0, le=100, description="automatic restarts after a failure")
+    backoff: Duration = Field(30.0, description="wait before an automatic restart")
+
+
+class CheckpointSettings(Strict):
+    every: int = Field(50, ge=1, le=100000, description="checkpoint every N steps")
+    keep: int = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
+    atomic: bool = Field(
+        True, description="write to a temp file and rename, or straight to the path"
+    )
+    on_sigterm: bool = Field(False, description="write a checkpoint in the preemption grace window")
+    verify_on_resume: bool = Field(False, description="check the sha256 before loading on resume")
+    volume: Name | None = Field(None, description="storage volume the checkpoints go to")
+    write_time: Duration = Field(
+        60.0, description="sim time to write one checkpoint when no volume is modelled"
+    )
+
+
+class JobSpec(Strict):
+    name: Name
+    team: Name = "ml"
+    yours: bool = Field(False, description="the learner's job, the one the score follows")
+    gpus: int = Field(ge=1, le=4096)
+    priority: PriorityClass = "normal"
+    steps: int = Field(300, ge=1, le=100000, description="steps to finish the job")
+    step_time: Duration = Field(10.0, description="sim time per training step")
+    submit_at: Moment = Field(0.0, description="when the job is submitted")
+    nodes: list[Name] = Field(default_factory=list, description="initial placement (optional)")
+    exclude: list[Name] = Field(default_factory=list, description="nodes this job must avoid")
+    time_limit: Duration = Field(6 * 3600.0, description="wall time limit, used by backfill")
+    collective_timeout: Duration = Field(
+        600.0, description="a collective that waits longer than this fails the job"
+    )
+    retry: Retry = Retry()
+    checkpoint: CheckpointSettings = CheckpointSettings()
+    replica: dict[str, int | float] = Field(
+        default_factory=dict, description="replica training settings (layers, width, lr, ...)"
+    )
+
+
+class Background(Strict):
+    utilization: float = Field(0.5, ge=0, le=1, description="share of GPUs busy at the start")
+    arrivals_per_hour: float = Field(4.0, ge=0, le=1000)
+    teams: list[Name] = Field(default_factory=lambda: ["vision", "speech", "rl", "infra"])
+    sizes: list[int] = Field(default_factory=lambda: [1, 2, 4, 8, 16])
+    min_duration: Duration = 1200.0
+    max_duration: Duration = 10800.0
+    high_priority_share: float = Field(0.0, ge=0, le=1)
+
+
+FaultKind = Literal[
+    "kill_rank", "hang_rank", "node_down", "gpu_xid", "straggler", "link_flap", "random_failures"
+]
+
+
+class Target(Strict):
+    job: Name | None = Field(None, description="pick among this job's nodes and ranks")
+    node: Name | None = None
+    rank: int | None = Field(None, ge=0, le=4095)
+    leaf: str | None = None
+    island: str | None = None
+    select: Literal["one", "all", "count", "percent"] = "one"
+    count: int | None = Field(None, ge=1, le=4096)
+    percent: float | None = Field(None, gt=0, le=100)
+
+
+class Fault(Strict):
+    id: Name
+    kind: FaultKind
+    at: Moment = Field(description="when the fault fires")
+    jitter: Duration = Field(0.0, description="seeded random delay added to `at`, up to this much")
+    duration: Duration | None = Field(None, description="how long it lasts, for transient faults")
+    target: Target = Target()
+    xid: int | None = Field(None, ge=1, le=200, description="the Xid code for gpu_xid")
+    slowdown: float = Field(2.0, ge=1.0, le=100.0, description="step time factor for straggler")
+    persists_after_reboot: bool | None = Field(
+        None, description="whether a reboot clears a gpu_xid fault (default by code)"
+    )
+    mtbf: Duration | None = Field(None, description="mean time between failures per node")
+
+
+class Noise(Strict):
+    at: Moment
+    severity: Literal["info", "warning", "critical"] = "warning"
+    source: str = Field(max_length=100)
+    text: Text
+
+
+class Hint(Strict):
+    after: Duration = Field(0.0, description="the hint unlocks this long after the night starts")
+    text: Text
+
+
+class Debrief(Strict):
+    takeaways: list[Text] = Field(default_factory=list)
+    opinion: str = Field("", max_length=MAX_TEXT, description="the opinion checkpoint question")
+
+
+class Incident(Strict):
+    schema_version: int = Field(alias="schema", description="incident file format version")
+    id: Name
+    title: Annotated[str, Field(min_length=1, max_length=120)]
+    difficulty: Literal["tutorial", "easy", "medium", "hard"] = "medium"
+    tags: list[Name] = Field(default_factory=list, max_length=20)
+    order: int = Field(100, ge=0, le=10000, description="place in the suggested learning path")
+    estimated_minutes: int = Field(10, ge=1, le=600)
+    briefing: Text
+    night: Night = Night()
+    cluster: Cluster
+    jobs: list[JobSpec] = Field(min_length=1, max_length=500)
+    background: Background = Background()
+    faults: list[Fault] = Field(default_factory=list, max_length=200)
+    noise: list[Noise] = Field(default_factory=list, max_length=200)
+    hints: list[Hint] = Field(default_factory=list, max_length=50)
+    reference: list[Annotated[str, Field(max_length=500)]] = Field(
+        default_factory=list, description="the reference solution: timed action lines"
+    )
+    seeds: list[int] = Field(default_factory=lambda: [1, 2], min_length=1, max_length=20)
+    debrief: Debrief = Debrief()
+
+    @field_validator("schema_version")
+    @classmethod
+    def _version(cls, value: int) -> int:
+        if value != SCHEMA_VERSION:
+            raise ValueError(
+                f"this drill reads incident schema {SCHEMA_VERSION}; the file says {value}."
+                f" Set `schema: {SCHEMA_VERSION}` after checking the file against incidents/README.md"
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _one_learner_job(self) -> Incident:
+        names = [job.name for job in self.jobs]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"job names must be unique; {dupes[0]!r} appears twice")
+        if sum(1 for job in self.jobs if job.yours) != 1:
+            raise ValueError("exactly one job must have `yours: true`: the job the learner runs")
+        fault_ids = [fault.id for fault in self.faults]
+        dupes = sorted({n for n in fault_ids if fault_ids.count(n) > 1})
+        if dupes:
+            raise ValueError(f"fault ids must be unique; {dupes[0]!r} appears twice")
+        return self
+
+    @property
+    def learner_job(self) -> JobSpec:
+        return next(job for job in self.jobs if job.yours)

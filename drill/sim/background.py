@@ -1,0 +1,72 @@
+"""Other teams' work, drawn from the seed: the queue is busy, so taking GPUs has a cost."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.sim.jobs import Job
+from drill.sim.rng import substream
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+def start(world: World) -> None:
+    spec = world.incident.background
+    rng = substream(world.seed, "background")
+    counter = [0]
+    total = world.cluster.total_gpus()
+    target = spec.utilization * total
+    busy = sum(len(n.used_gpus()) for n in world.cluster.in_service())
+    misses = 0
+    # Jobs already running when the night starts: submitted earlier, part way through.
+    while busy < target and misses < 20:
+        job = _draw(world, rng, counter, submit_time=-rng.uniform(600, 7200))
+        job.elapsed_before = rng.uniform(0, job.duration * 0.8)
+        world.add_job(job, job.submit_time)
+        before = busy
+        world.schedule_pass()
+        busy = sum(len(n.used_gpus()) for n in world.cluster.in_service())
+        if busy == before:
+            # It did not fit: take it back out rather than leave a wall of pending work.
+            world.forget(job)
+            misses += 1
+    if spec.arrivals_per_hour > 0:
+        world.env.process(_arrivals(world, rng, counter))
+
+
+def _arrivals(world: World, rng, counter: list[int]):
+    spec = world.incident.background
+    rate = spec.arrivals_per_hour / 3600.0
+    while True:
+        yield world.env.timeout(rng.expovariate(rate))
+        if world.env.now >= world.incident.night.length:
+            return
+        job = _draw(world, rng, counter, submit_time=world.env.now)
+        world.add_job(job, job.submit_time)
+        world.emit("job_state", job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)")
+
+
+def _draw(world: World, rng, counter: list[int], submit_time: float) -> Job:
+    spec = world.incident.background
+    counter[0] += 1
+    team = spec.teams[rng.randrange(len(spec.teams))]
+    sizes = [s for s in spec.sizes if s <= world.cluster.total_gpus()] or [1]
+    # Small jobs are common and wide ones rare, as on most shared clusters.
+    weights = [1.0 / (1 + i) for i in range(len(sizes))]
+    gpus = rng.choices(sizes, weights=weights)[0]
+    if gpus > world.cluster.gpus_per_node:
+        gpus -= gpus % world.cluster.gpus_per_node
+    duration = float(round(rng.uniform(spec.min_duration, spec.max_duration)))
+    high = rng.random() < spec.high_priority_share
+    return Job(
+        name=f"{team}-{counter[0]:03d}",
+        team=team,
+        gpus=gpus,
+        priority="high" if high else "normal",
+        submit_time=submit_time,
+        time_limit=float(round(duration * 1.5)),
+        duration=duration,
+        max_restarts=1,
+        restart_backoff=60.0,
+    )

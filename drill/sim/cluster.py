@@ -1,0 +1,114 @@
+"""Fabric islands, leaf switches, nodes and GPUs, with the node states operators know.
+
+Node states follow Slurm: `up` takes work; `cordoned` takes no new work; `draining` takes no new
+work while running work finishes, then becomes `drained`; `down` is out (no heartbeat, or swapped
+out for repair); `rebooting` comes back `up` after the reboot time. A spare is out of service
+until `swap` brings it in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drill.incident.models import Cluster as ClusterSpec
+from drill.incident.naming import layout
+
+SCHEDULABLE = "up"
+NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare")
+
+# Xid codes as operators triage them: these usually point at the application.
+APP_XIDS = {13: "Graphics Engine Exception", 31: "GPU memory page fault", 43: "GPU stopped processing"}
+# And these at the hardware: drain the node and swap it.
+HW_XIDS = {
+    48: "Double Bit ECC Error",
+    79: "GPU has fallen off the bus.",
+    94: "Contained ECC error",
+    95: "Uncontained ECC error",
+}
+XID_NAMES = {**APP_XIDS, **HW_XIDS}
+
+
+@dataclass
+class Gpu:
+    index: int
+    xid: int | None = None  # the last Xid this GPU raised, while it is still broken
+    broken: bool = False  # unusable: work placed on it fails
+    clears_on_reboot: bool = False
+    throttled: float = 1.0  # step time factor from thermal or power throttling
+
+    @property
+    def bus_id(self) -> str:
+        # Plausible PCI addresses, one per slot, as nvidia-smi prints them.
+        return f"0000:{0x18 + self.index * 0x11:02x}:00.0"
+
+
+@dataclass
+class Node:
+    name: str
+    island: str
+    leaf: str | None
+    gpus: list[Gpu]
+    state: str = "up"
+    state_reason: str = ""
+    responsive: bool = True  # sends heartbeats
+    last_heartbeat: float = 0.0
+    allocations: dict[str, list[int]] = field(default_factory=dict)  # job -> gpu indexes
+    kernel_log: list[tuple[float, str]] = field(default_factory=list)
+    link_events: int = 0
+    dead_until_swap: bool = False  # a failure that a reboot does not fix
+    pid_base: int = 0
+
+    @property
+    def gpu_count(self) -> int:
+        return len(self.gpus)
+
+    def used_gpus(self) -> set[int]:
+        return {i for indexes in self.allocations.values() for i in indexes}
+
+    def free_gpus(self) -> list[int]:
+        used = self.used_gpus()
+        return [gpu.index for gpu in self.gpus if gpu.index not in used]
+
+    @property
+    def schedulable(self) -> bool:
+        return self.state == SCHEDULABLE and self.responsive
+
+    @property
+    def in_service(self) -> bool:
+        return self.state != "spare"
+
+
+class Cluster:
+    """All nodes by name, in a stable order (islands as declared, then leaf, then index)."""
+
+    def __init__(self, spec: ClusterSpec):
+        self.spec = spec
+        self.gpus_per_node = spec.gpus_per_node
+        self.nodes: dict[str, Node] = {}
+        self.islands: dict[str, list[str]] = {}
+        self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
+        for island in spec.islands:
+            self.islands[island.name] = []
+        for slot in layout(spec):
+            if slot.spare:
+                self._add(Node(slot.name, slot.island, None, self._gpus(), state="spare"))
+                continue
+            self._add(Node(slot.name, slot.island, slot.leaf, self._gpus()))
+            self.islands[slot.island].append(slot.name)
+            self.leaves.setdefault(slot.leaf, (slot.island, []))[1].append(slot.name)
+
+    def _gpus(self) -> list[Gpu]:
+        return [Gpu(i) for i in range(self.gpus_per_node)]
+
+    def _add(self, node: Node) -> None:
+        node.pid_base = 40000 + 1000 * len(self.nodes)
+        self.nodes[node.name] = node
+
+    def in_service(self) -> list[Node]:
+        return [node for node in self.nodes.values() if node.in_service]
+
+    def spares_in(self, island: str) -> list[Node]:
+        return [n for n in self.nodes.values() if n.island == island and n.state == "spare"]
+
+    def total_gpus(self) -> int:
+        return sum(node.gpu_count for node in self.in_service())

@@ -1,0 +1,118 @@
+"""Jobs and their attempts, with the states users know from Slurm and Kubernetes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from drill.incident.models import PRIORITY_RANK
+
+PENDING = "pending"
+RUNNING = "running"
+PREEMPTED = "preempted"
+REQUEUED = "requeued"
+FAILED = "failed"
+NODE_FAIL = "node_fail"
+COMPLETED = "completed"
+CANCELLED = "cancelled"
+JOB_STATES = (PENDING, RUNNING, PREEMPTED, REQUEUED, FAILED, NODE_FAIL, COMPLETED, CANCELLED)
+TERMINAL = (FAILED, NODE_FAIL, COMPLETED, CANCELLED)
+
+
+@dataclass
+class Attempt:
+    number: int
+    queued_at: float
+    start: float | None = None
+    end: float | None = None
+    nodes: list[str] = field(default_factory=list)
+    from_step: int = 0
+    why: str = ""  # how the attempt ended
+    ended: bool = False
+    # When the job's collectives stopped making progress (a dead or hung rank), if they did.
+    stalled_at: float | None = None
+    stalled_rank: int | None = None
+    training: bool = False  # past start-up, rendezvous and checkpoint load
+    stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
+    slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
+
+    def to_json(self) -> dict:
+        return {
+            "number": self.number,
+            "start": None if self.start is None else round(self.start, 3),
+            "end": None if self.end is None else round(self.end, 3),
+            "nodes": list(self.nodes),
+            "from_step": self.from_step,
+            "why": self.why,
+        }
+
+
+@dataclass
+class Job:
+    name: str
+    team: str
+    gpus: int
+    priority: str
+    submit_time: float
+    time_limit: float
+    yours: bool = False
+    # Training jobs step and checkpoint; background jobs just run for `duration`.
+    training: bool = False
+    steps: int = 0
+    step_time: float = 0.0
+    duration: float = 0.0
+    collective_timeout: float = 600.0
+    max_restarts: int = 0
+    restart_backoff: float = 30.0
+    exclude: set[str] = field(default_factory=set)
+    held: bool = False
+    requested_nodes: list[str] = field(default_factory=list)
+    # Live state.
+    state: str = PENDING
+    reason: str = ""
+    step: int = 0
+    last_step_time: float | None = None
+    restarts_used: int = 0
+    attempts: list[Attempt] = field(default_factory=list)
+    placement: list[tuple[str, list[int]]] = field(default_factory=list)  # node -> gpus
+    resume_from: int | str | None = "latest"  # checkpoint step, "latest" or None for scratch
+    world: int = 0  # GPUs for the next attempt (a restart may change it)
+    elapsed_before: float = 0.0  # background jobs already running when the night starts
+
+    def __post_init__(self) -> None:
+        if self.world == 0:
+            self.world = self.gpus
+
+    @property
+    def priority_rank(self) -> int:
+        return PRIORITY_RANK[self.priority]
+
+    @property
+    def current(self) -> Attempt | None:
+        return self.attempts[-1] if self.attempts and not self.attempts[-1].ended else None
+
+    @property
+    def nodes(self) -> list[str]:
+        return [name for name, _ in self.placement]
+
+    def rank_location(self, rank: int) -> tuple[str, int]:
+        """Ranks fill nodes in placement order, one rank per GPU (torchrun's default)."""
+        for node, gpus in self.placement:
+            if rank < len(gpus):
+                return node, gpus[rank]
+            rank -= len(gpus)
+        raise IndexError(rank)
+
+    def ranks_on(self, node_name: str) -> list[int]:
+        ranks: list[int] = []
+        rank = 0
+        for node, gpus in self.placement:
+            for _ in gpus:
+                if node == node_name:
+                    ranks.append(rank)
+                rank += 1
+        return ranks
+
+    def sort_key(self) -> tuple:
+        # Priority class first, FIFO within a class; the name breaks exact ties stably.
+        return (-self.priority_rank, self.submit_time, self.name)

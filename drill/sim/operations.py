@@ -1,0 +1,135 @@
+"""What an operator can do to the world. The engine checks the input; these change the state.
+
+Each function returns a short sentence saying what happened, for the action's result.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.sim.cluster import Node
+from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+def cordon(world: World, node: Node) -> str:
+    world.set_node_state(node, "cordoned", "cordoned by you")
+    return f"{node.name} cordoned: no new work will land on it; running work continues"
+
+
+def uncordon(world: World, node: Node) -> str:
+    world.set_node_state(node, "up", "")
+    return f"{node.name} is up and takes new work"
+
+
+def drain(world: World, node: Node) -> str:
+    if node.allocations:
+        world.set_node_state(node, "draining", "drained by you")
+        jobs = ", ".join(sorted(node.allocations))
+        return f"{node.name} draining: no new work; waiting for {jobs} to finish"
+    world.set_node_state(node, "drained", "drained by you")
+    return f"{node.name} drained: it is empty and takes no new work"
+
+
+def kill_work_on(world: World, node: Node, why: str) -> list[str]:
+    victims = sorted(node.allocations)
+    for name in victims:
+        world.end_attempt(world.jobs[name], NODE_FAIL, why)
+    return victims
+
+
+def reboot(world: World, node: Node) -> str:
+    marked = node.state in ("cordoned", "draining", "drained")
+    victims = kill_work_on(world, node, f"node {node.name} rebooted")
+    world.set_node_state(node, "rebooting", "rebooted by you")
+    node.responsive = False
+    world.env.process(_reboot_done(world, node, marked))
+    killed = f"; killed {', '.join(victims)}" if victims else ""
+    return f"{node.name} rebooting (back in about {int(world.incident.cluster.reboot_time // 60)}m){killed}"
+
+
+def _reboot_done(world: World, node: Node, marked: bool):
+    yield world.env.timeout(world.incident.cluster.reboot_time)
+    if node.state != "rebooting":
+        return
+    if node.dead_until_swap:
+        node.last_heartbeat = world.now
+        world.set_node_state(node, "down", "did not come back after reboot")
+        return
+    node.responsive = True
+    node.last_heartbeat = world.now
+    for gpu in node.gpus:
+        if gpu.broken and gpu.clears_on_reboot:
+            gpu.broken = False
+            gpu.xid = None
+        gpu.throttled = 1.0
+    node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
+    world.set_node_state(node, "drained" if marked else "up", "back from reboot")
+
+
+def swap(world: World, node: Node, spare: Node) -> str:
+    victims = kill_work_on(world, node, f"node {node.name} taken out for repair")
+    world.set_node_state(node, "down", f"swapped out for repair; {spare.name} replaces it")
+    node.responsive = False
+    world.env.process(_swap_done(world, node, spare))
+    killed = f"; killed {', '.join(victims)}" if victims else ""
+    minutes = int(world.incident.cluster.swap_time // 60)
+    return f"{node.name} out for repair; {spare.name} joins {node.leaf} in about {minutes}m{killed}"
+
+
+def _swap_done(world: World, node: Node, spare: Node):
+    yield world.env.timeout(world.incident.cluster.swap_time)
+    spare.leaf = node.leaf
+    spare.responsive = True
+    spare.last_heartbeat = world.now
+    world.cluster.islands[spare.island].append(spare.name)
+    if node.leaf:
+        world.cluster.leaves[node.leaf][1].append(spare.name)
+    world.set_node_state(spare, "up", f"replaced {node.name}")
+
+
+def cancel(world: World, job: Job) -> str:
+    if job.current is not None:
+        world.end_attempt(job, CANCELLED, "cancelled by you", retry=False)
+    else:
+        world.set_state(job, CANCELLED, "cancelled by you")
+    return f"{job.name} cancelled"
+
+
+def requeue(world: World, job: Job) -> str:
+    world.resubmit(job, resume_from="latest" if job.training else None, why="requeued by you")
+    return f"{job.name} requeued; it resumes from the latest checkpoint when placed"
+
+
+def restart(
+    world: World, job: Job, *, resume_from: int | str | None, exclude: set[str], gpus: int | None
+) -> str:
+    job.exclude |= exclude
+    if gpus is not None:
+        job.world = gpus
+    world.resubmit(job, resume_from=resume_from, why="restarted by you")
+    where = {None: "scratch", "latest": "the latest checkpoint"}.get(resume_from, f"step {resume_from}")  # type: ignore[arg-type]
+    extra = f", avoiding {', '.join(sorted(job.exclude))}" if job.exclude else ""
+    return f"{job.name} resubmitted on {job.world} GPUs from {where}{extra}"
+
+
+def hold(world: World, job: Job) -> str:
+    job.held = True
+    job.reason = "held: `release` lets it schedule"
+    return f"{job.name} held"
+
+
+def release(world: World, job: Job) -> str:
+    job.held = False
+    return f"{job.name} released"
+
+
+def set_priority(world: World, job: Job, klass: str) -> str:
+    job.priority = klass
+    return f"{job.name} is now priority {klass}"
+
+
+def job_is_active(job: Job) -> bool:
+    return job.state in (RUNNING, PENDING) or job.current is not None

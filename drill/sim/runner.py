@@ -1,0 +1,156 @@
+"""The life of one attempt: start-up, rendezvous, checkpoint read, steps, checkpoints, the end.
+
+Ending an attempt from outside (cancel, node failure, watchdog) only marks it ended and frees its
+GPUs; the attempt's process notices at its next wake-up and stops. That keeps every change in one
+place and avoids interrupt races.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.incident.units import format_duration
+from drill.sim.checkpoints import CheckpointRecord
+from drill.sim.cluster import XID_NAMES
+from drill.sim.jobs import FAILED, Attempt, Job
+from drill.sim.logs import STEP_LOG_EVERY
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards back at start
+
+
+def training_attempt(world: World, job: Job, attempt: Attempt):
+    env = world.env
+    catalog = world.checkpoints[job.name]
+    resume = _resolve_resume(world, job)
+    cluster = world.incident.cluster
+    world.log(job, None, f"attempt {attempt.number}: launching {job.world} ranks on {', '.join(job.nodes)}")
+    setup = cluster.startup + cluster.rendezvous
+    if resume is not None:
+        setup += world.checkpoint_read_time(job)
+    yield env.timeout(setup)
+    if attempt.ended:
+        return
+    broken = _broken_rank(world, job)
+    if broken is not None:
+        rank, node, gpu = broken
+        text = (
+            f"[rank {rank}] RuntimeError: CUDA error: unknown error on {node} GPU {gpu}"
+            " (device not usable); worker exited at start-up"
+        )
+        world.log(job, rank, text)
+        world.end_attempt(job, FAILED, text)
+        return
+    record = catalog.get(resume) if resume is not None else None
+    outcome = world.training.start(
+        job.name,
+        from_step=resume,
+        condition=record.condition if record else "ok",
+        world=job.world,
+        verify=world.policy[job.name].verify_on_resume,
+    )
+    if not outcome.ok:
+        text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
+        world.log(job, 0, text)
+        world.end_attempt(job, FAILED, text)
+        return
+    job.step = resume or 0
+    attempt.from_step = job.step
+    attempt.training = True
+    job.last_step_time = env.now
+    where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
+    world.log(job, None, f"rendezvous complete, world size {job.world}; resumed from {where}")
+    world.emit("job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step)
+    while job.step < job.steps:
+        yield env.timeout(job.step_time * world.step_factor(job))
+        if attempt.ended:
+            return
+        if attempt.stall_wake is not None:
+            # A rank stopped during this step, so the step never finished. Wait until the stall
+            # clears (then run the step again) or the attempt ends (watchdog, person, node).
+            yield attempt.stall_wake
+            if attempt.ended:
+                return
+            continue
+        job.step += 1
+        job.last_step_time = env.now
+        loss = world.training.step(job.name)
+        if loss is not None:
+            world.losses.setdefault(job.name, []).append((job.step, loss))
+        world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
+        if job.step % STEP_LOG_EVERY == 0:
+            world.logs[job.name].step_marks.append((env.now, job.step, loss))
+        if job.step % world.policy[job.name].every == 0 and job.step < job.steps:
+            yield from _write_checkpoint(world, job, attempt)
+            if attempt.ended:
+                return
+    world.log(job, None, f"training finished at step {job.step}")
+    world.complete(job)
+
+
+def _write_checkpoint(world: World, job: Job, attempt: Attempt):
+    policy = world.policy[job.name]
+    step = job.step
+    duration = policy.write_time
+    world.log(job, 0, f"saving checkpoint step {step}")
+    yield world.env.timeout(duration)
+    if attempt.ended:
+        return
+    world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
+    world.checkpoints[job.name].add(CheckpointRecord(step, world.env.now, 0))
+    _apply_retention(world, job)
+    world.log(job, 0, f"checkpoint step {step} saved in {format_duration(duration)}")
+    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
+
+
+def _apply_retention(world: World, job: Job) -> None:
+    keep = world.policy[job.name].keep
+    live = world.checkpoints[job.name].live()
+    for record in live[: max(0, len(live) - keep)]:
+        world.checkpoints[job.name].remove(record.step)
+        world.training.remove(job.name, record.step)
+
+
+def _resolve_resume(world: World, job: Job) -> int | None:
+    if job.resume_from is None:
+        return None
+    catalog = world.checkpoints[job.name]
+    if job.resume_from == "latest":
+        return catalog.latest_step
+    return int(job.resume_from)
+
+
+def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
+    rank = 0
+    for node_name, gpus in job.placement:
+        node = world.cluster.nodes[node_name]
+        for gpu in gpus:
+            if node.gpus[gpu].broken:
+                return rank, node_name, gpu
+            rank += 1
+    return None
+
+
+def background_attempt(world: World, job: Job, attempt: Attempt):
+    """Other teams' work: runs for its duration unless a fault or a person ends it first."""
+    remaining = max(60.0, job.duration - job.elapsed_before)
+    job.elapsed_before = 0.0
+    yield world.env.timeout(5.0)
+    if attempt.ended:
+        return
+    broken = _broken_rank(world, job)
+    if broken is not None:
+        rank, node, gpu = broken
+        world.end_attempt(job, FAILED, f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})")
+        return
+    yield world.env.timeout(remaining)
+    if attempt.ended:
+        return
+    world.complete(job)
+
+
+def xid_line(bus_id: str, xid: int, pid: int) -> str:
+    """The kernel log line NVIDIA's driver prints for an Xid."""
+    return f"NVRM: Xid (PCI:{bus_id[:-2]}): {xid}, pid={pid}, {XID_NAMES.get(xid, 'GPU error')}"

@@ -1,0 +1,308 @@
+"""The simulated world: one SimPy environment holding the cluster, the jobs, the scheduler, the
+faults and the pager. The engine drives it; the world never reads a clock or unseeded randomness.
+"""
+
+from __future__ import annotations
+
+import simpy
+
+from drill.incident.clock import NightClock
+from drill.incident.models import Incident, JobSpec
+from drill.incident.units import format_duration
+from drill.sim import background, faults, runner
+from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
+from drill.sim.cluster import Cluster
+from drill.sim.events import Event
+from drill.sim.jobs import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    NODE_FAIL,
+    PENDING,
+    PREEMPTED,
+    REQUEUED,
+    RUNNING,
+    Attempt,
+    Job,
+)
+from drill.sim.logs import JobLog
+from drill.sim.pager import Pager
+from drill.sim.scheduler import plan
+from drill.sim.training import CountingTraining, TrainingBackend
+
+PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
+LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
+
+
+class World:
+    def __init__(self, incident: Incident, seed: int, training: TrainingBackend | None = None):
+        self.incident = incident
+        self.seed = seed
+        self.env = simpy.Environment()
+        self.clock = NightClock(incident.night.start)
+        self.cluster = Cluster(incident.cluster)
+        self.training: TrainingBackend = training or CountingTraining()
+        self.pager = Pager()
+        self.jobs: dict[str, Job] = {}
+        self.logs: dict[str, JobLog] = {}
+        self.checkpoints: dict[str, CheckpointCatalog] = {}
+        self.specs: dict[str, JobSpec] = {}
+        self.policy: dict[str, CheckpointPolicy] = {}
+        self.timeline: list[Event] = []
+        self.steps_lost: dict[str, int] = {}
+        self.losses: dict[str, list[tuple[int, float]]] = {}
+        self._seq = 0
+        for spec in incident.jobs:
+            self._add_training_job(spec)
+        self.faults = faults.FaultSchedule(self)
+        self.env.process(self._scheduler_loop())
+        self.schedule_pass()
+        background.start(self)
+        self.faults.start()
+
+    # -- time -------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    def run_until(self, time: float) -> None:
+        if time > self.env.now:
+            self.env.run(until=time)
+
+    # -- recording --------------------------------------------------------------------------
+
+    def emit(self, kind: str, subject: str, text: str, **data) -> Event:
+        event = Event(self.env.now, kind, subject, text, data)
+        self.timeline.append(event)
+        return event
+
+    def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
+        alert = self.pager.fire(self.env.now, severity, source, text, noise)
+        self.emit("alert", source, text, id=alert.id, severity=severity)
+
+    def log(self, job: Job, rank: int | None, text: str) -> None:
+        self.logs[job.name].add(self.env.now, rank, text)
+
+    # -- jobs -------------------------------------------------------------------------------
+
+    def _add_training_job(self, spec: JobSpec) -> None:
+        submit = self.moment(spec.submit_at)
+        job = Job(
+            name=spec.name,
+            team=spec.team,
+            gpus=spec.gpus,
+            priority=spec.priority,
+            submit_time=submit,
+            time_limit=spec.time_limit,
+            yours=spec.yours,
+            training=True,
+            steps=spec.steps,
+            step_time=spec.step_time,
+            collective_timeout=spec.collective_timeout,
+            max_restarts=spec.retry.max_restarts,
+            restart_backoff=spec.retry.backoff,
+            exclude=set(spec.exclude),
+            requested_nodes=list(spec.nodes),
+            resume_from=None,
+        )
+        self.specs[spec.name] = spec
+        c = spec.checkpoint
+        self.policy[spec.name] = CheckpointPolicy(
+            c.every, c.keep, c.atomic, c.on_sigterm, c.verify_on_resume, c.write_time, c.volume
+        )
+        self.checkpoints[spec.name] = CheckpointCatalog()
+        self.add_job(job, submit)
+
+    def add_job(self, job: Job, submit_time: float) -> None:
+        self.jobs[job.name] = job
+        self.logs[job.name] = JobLog()
+        job.state = PENDING
+        job.reason = "submitted"
+        if submit_time > self.env.now:
+            job.reason = "not yet submitted"
+            self.env.process(self._submit_later(job, submit_time))
+        else:
+            job.attempts.append(Attempt(1, self.env.now))
+
+    def _submit_later(self, job: Job, when: float):
+        yield self.env.timeout(when - self.env.now)
+        job.reason = "submitted"
+        job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
+        self.emit("job_state", job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})")
+
+    def moment(self, value: float | str) -> float:
+        """A night moment from the incident file (clock text or seconds) as sim seconds."""
+        return self.clock.moment(value)
+
+    def pending_jobs(self) -> list[Job]:
+        return [
+            j for j in self.jobs.values() if j.state == PENDING and j.reason != "not yet submitted"
+        ]
+
+    def running_jobs(self) -> list[Job]:
+        return [j for j in self.jobs.values() if j.state == RUNNING]
+
+    def set_state(self, job: Job, state: str, reason: str = "") -> None:
+        if job.state == state and job.reason == reason:
+            return
+        job.state = state
+        job.reason = reason
+        text = f"{job.name} {state}" + (f": {reason}" if reason else "")
+        self.emit("job_state", job.name, text, state=state)
+
+    # -- scheduling -------------------------------------------------------------------------
+
+    def _scheduler_loop(self):
+        interval = self.incident.cluster.scheduling_interval
+        while True:
+            yield self.env.timeout(interval)
+            self.schedule_pass()
+
+    def schedule_pass(self) -> None:
+        pending = self.pending_jobs()
+        if not pending:
+            return
+        self._place_requested(pending)
+        for decision in plan(self.cluster, self.pending_jobs(), self.running_jobs(), self.env.now):
+            if decision.placement is None:
+                decision.job.reason = decision.reason
+            else:
+                self.start_attempt(decision.job, decision.placement)
+
+    def _place_requested(self, pending: list[Job]) -> None:
+        """Jobs the incident pins to named nodes at the start take exactly those nodes."""
+        gpn = self.cluster.gpus_per_node
+        for job in pending:
+            if not job.requested_nodes or job.attempts[-1].number != 1:
+                continue
+            nodes = [self.cluster.nodes[n] for n in job.requested_nodes]
+            if all(n.schedulable and len(n.free_gpus()) >= min(gpn, job.world) for n in nodes):
+                per = min(gpn, job.world)
+                self.start_attempt(job, [(n.name, n.free_gpus()[:per]) for n in nodes])
+
+    def start_attempt(self, job: Job, placement: list[tuple[str, list[int]]]) -> None:
+        attempt = job.current
+        if attempt is None:
+            attempt = Attempt(len(job.attempts) + 1, self.env.now)
+            job.attempts.append(attempt)
+        attempt.start = self.env.now
+        attempt.nodes = [node for node, _ in placement]
+        job.placement = placement
+        for node, gpus in placement:
+            self.cluster.nodes[node].allocations[job.name] = list(gpus)
+        self.set_state(job, RUNNING, "")
+        if job.training:
+            self.env.process(runner.training_attempt(self, job, attempt))
+        else:
+            self.env.process(runner.background_attempt(self, job, attempt))
+
+    def forget(self, job: Job) -> None:
+        """Drop a job that never ran (used while drawing the starting background load)."""
+        self.jobs.pop(job.name, None)
+        self.logs.pop(job.name, None)
+
+    def set_node_state(self, node, state: str, reason: str = "") -> None:
+        node.state = state
+        node.state_reason = reason
+        text = f"{node.name} {state}" + (f": {reason}" if reason else "")
+        self.emit("node_state", node.name, text, state=state)
+
+    def free(self, job: Job) -> None:
+        for name, _ in job.placement:
+            node = self.cluster.nodes[name]
+            node.allocations.pop(job.name, None)
+            if node.state == "draining" and not node.allocations:
+                self.set_node_state(node, "drained", node.state_reason)
+        # The scheduler picks up freed GPUs at its next interval, as real ones do.
+        job.placement = []
+
+    def end_attempt(
+        self, job: Job, state: str, why: str, *, retry: bool = True, quiet: bool = False
+    ) -> None:
+        """End the running attempt; failures requeue while the retry policy allows.
+
+        `quiet` ends the attempt without a state change of its own, for a resubmission that
+        sets the next state itself."""
+        attempt = job.current
+        if attempt is None:
+            return
+        attempt.ended = True
+        attempt.end = self.env.now
+        attempt.why = why
+        if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
+            attempt.stall_wake.succeed()
+        self.free(job)
+        if job.training and attempt.training:
+            lost = max(0, job.step - self._last_good_step(job))
+            self.steps_lost[job.name] = self.steps_lost.get(job.name, 0) + lost
+        if quiet:
+            return
+        if state in (FAILED, NODE_FAIL, PREEMPTED) and retry and job.restarts_used < job.max_restarts:
+            job.restarts_used += 1
+            self.set_state(job, REQUEUED if state != PREEMPTED else PREEMPTED, why)
+            self.env.process(self._requeue_after(job, job.restart_backoff))
+            return
+        if state in (FAILED, NODE_FAIL) and job.max_restarts and retry:
+            why = f"{why} (all {job.max_restarts} automatic restarts used)"
+        self.set_state(job, state, why)
+
+    def _requeue_after(self, job: Job, delay: float):
+        yield self.env.timeout(delay)
+        if job.state in (REQUEUED, PREEMPTED):
+            job.resume_from = "latest"
+            job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
+            self.set_state(job, PENDING, "requeued by retry policy")
+
+    def _last_good_step(self, job: Job) -> int:
+        latest = self.checkpoints[job.name].latest()
+        return latest.step if latest is not None else 0
+
+    def resubmit(self, job: Job, *, resume_from: int | str | None, why: str) -> None:
+        """A person's restart or requeue: a fresh queue entry with a fresh retry budget."""
+        if job.current is not None:
+            self.end_attempt(job, CANCELLED, why, retry=False, quiet=True)
+        job.restarts_used = 0
+        job.resume_from = resume_from
+        job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
+        self.set_state(job, PENDING, why)
+
+    def complete(self, job: Job) -> None:
+        attempt = job.current
+        if attempt is not None:
+            attempt.ended = True
+            attempt.end = self.env.now
+            attempt.why = "completed"
+        self.free(job)
+        self.set_state(job, COMPLETED, "")
+
+    def verify_checkpoint(self, job: Job, record) -> tuple[bool, str]:
+        return self.training.verify(job.name, record.step, record.condition)
+
+    def delete_checkpoint(self, job: Job, step: int, by: str) -> None:
+        self.checkpoints[job.name].remove(step)
+        self.training.remove(job.name, step)
+        self.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step)
+
+    def checkpoint_read_time(self, job: Job) -> float:
+        return runner.CHECKPOINT_READ_TIME
+
+    def step_factor(self, job: Job) -> float:
+        """Synchronous data parallel runs at the pace of its slowest rank."""
+        factor = 1.0
+        for node_name, gpus in job.placement:
+            node = self.cluster.nodes[node_name]
+            for gpu in gpus:
+                factor = max(factor, node.gpus[gpu].throttled)
+            factor = max(factor, self.faults.leaf_slowdown(node.leaf))
+        return factor
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def describe_wait(self, seconds: float) -> str:
+        return format_duration(seconds)
+
+
+__all__ = ["World", "PROGRESS_ALERT_AFTER", "LAUNCHER_MONITOR_INTERVAL"]

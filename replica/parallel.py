@@ -1,0 +1,91 @@
+"""Data-parallel arithmetic shared by every backend.
+
+`rank_backward` is the whole per-rank job of one step: forward and backward over the rank's
+shard in micro-batches, leaving the rank's mean gradient in each parameter's `.grad`. The
+in-process backend calls it once per simulated rank and sums the results with
+`accumulate_rank_grads`; a multi-process backend would call it in each worker and follow it
+with a real all-reduce (sum, then divide by the world size).
+
+The micro-batch is the largest size that divides both a rank's shard and the undisturbed
+per-rank batch, so a smaller world keeps the global batch by accumulating gradients, and the
+sample-to-micro-batch grouping never crosses the undisturbed run's rank boundaries.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def micro_batch_size(global_batch: int, configured_ranks: int, world: int) -> int:
+    if world < 1 or global_batch % world:
+        raise ValueError(f"world size {world} must be positive and divide global batch {global_batch}")
+    return math.gcd(global_batch // world, global_batch // configured_ranks)
+
+
+def rank_backward(
+    model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, micro: int
+) -> float:
+    """Forward/backward of one rank's shard; returns the rank's mean loss.
+
+    Expects every `.grad` to be None on entry. On return `.grad` holds the mean of the
+    micro-batch gradients (autograd sums them in micro-batch order, then one division), which
+    is this rank's contribution to the all-reduce.
+    """
+    n = inputs.shape[0] // micro
+    if n * micro != inputs.shape[0]:
+        raise ValueError(f"shard of {inputs.shape[0]} samples does not split into micro-batches of {micro}")
+    total = 0.0
+    for i in range(n):
+        sl = slice(i * micro, (i + 1) * micro)
+        loss = model.loss(inputs[sl], targets[sl])
+        loss.backward()
+        total += loss.item()
+    if n > 1:
+        with torch.no_grad():
+            torch._foreach_div_(_grads(model), float(n))
+    return total / n
+
+
+def _grads(model: nn.Module) -> list[torch.Tensor]:
+    out = []
+    for p in model.parameters():
+        if p.grad is None:
+            # A parameter the shard did not touch contributes zeros, as it would in a real
+            # all-reduce.
+            p.grad = torch.zeros_like(p)
+        out.append(p.grad)
+    return out
+
+
+def take_rank_grads(model: nn.Module) -> list[torch.Tensor]:
+    """Detach the rank's gradients from the model (so the next rank starts from None)."""
+    grads = _grads(model)
+    for p in model.parameters():
+        p.grad = None
+    return grads
+
+
+def accumulate_rank_grads(acc: list[torch.Tensor] | None, grads: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Add one rank's gradients into the running sum, in rank order."""
+    if acc is None:
+        return grads
+    with torch.no_grad():
+        torch._foreach_add_(acc, grads)
+    return acc
+
+
+def finish_mean(model: nn.Module, summed: list[torch.Tensor], world: int) -> None:
+    """Divide the rank-ordered sum by the world size and hand it to the optimizer via `.grad`.
+
+    This is what an all-reduce-mean does: sum over ranks, then one division. Summing in rank
+    order makes the in-process backend bit-deterministic; a real ring all-reduce may add in a
+    different order, so it is close to, not bit-identical with, the in-process result.
+    """
+    if world > 1:
+        with torch.no_grad():
+            torch._foreach_div_(summed, float(world))
+    for p, g in zip(model.parameters(), summed, strict=True):
+        p.grad = g

@@ -1,0 +1,166 @@
+"""The in-process data-parallel trainer: all ranks in one process, bit-deterministic.
+
+One step: the global batch for the current step is generated (a pure function of the config
+and the step), each rank runs forward and backward over its contiguous shard
+(replica/parallel.py), the rank gradients are summed in rank order and divided by the world
+size, and AdamW takes one step. The learning rate is constant so that a step's math depends
+only on the state, never on how long the night is.
+
+Determinism rules: torch's switches are set once in replica/determinism.py; model init uses a
+private generator; no dropout; the data for a step is a pure function of (seed, step). The
+global torch RNG is not used, but it is captured in full_state and restored on load anyway so
+that anything added later that does use it still resumes exactly.
+
+Cost: the per-step overhead over a plain gradient-accumulation loop is a few foreach adds and
+one Python float per micro-batch; see benchmarks/bench_replica.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from replica import parallel
+from replica.config import ReplicaConfig
+from replica.data import global_batch, shard_bounds
+from replica.determinism import configure_determinism
+from replica.errors import ConfigMismatchError
+from replica.model import TinyGPT, build_model
+
+STATE_FORMAT = 1
+_STATE_KEYS = ("format", "config", "config_hash", "step", "data_cursor", "world_size", "model",
+               "optimizer", "rng", "losses")
+
+
+def make_optimizer(model: TinyGPT, config: ReplicaConfig) -> torch.optim.AdamW:
+    # foreach=True: one kernel per op over all parameters; the per-tensor loop is slower at
+    # this size and both are deterministic on CPU.
+    return torch.optim.AdamW(
+        model.parameters(),
+        lr=config.lr,
+        betas=(0.9, 0.99),
+        weight_decay=config.weight_decay,
+        foreach=True,
+    )
+
+
+class Trainer:
+    def __init__(self, config: ReplicaConfig, world_size: int | None = None) -> None:
+        configure_determinism()
+        self.config = config
+        self.world_size = config.ranks if world_size is None else int(world_size)
+        # Validates that the world divides the global batch.
+        self.micro_batch = parallel.micro_batch_size(config.global_batch, config.ranks, self.world_size)
+        self.model = build_model(config)
+        self.optimizer = make_optimizer(self.model, config)
+        self.step = 0
+        self.losses: list[tuple[int, float]] = []
+        self._config_hash = config.config_hash()
+
+    @classmethod
+    def fresh(cls, config: ReplicaConfig, world_size: int | None = None) -> Trainer:
+        """A trainer at step 0: what a restart from scratch gets."""
+        return cls(config, world_size)
+
+    @property
+    def config_hash(self) -> str:
+        return self._config_hash
+
+    def train_step(self) -> float:
+        """Train on the batch for the current step; returns the mean loss over the global batch."""
+        inputs, targets = global_batch(self.config, self.step)
+        summed: list[torch.Tensor] | None = None
+        loss_sum = 0.0
+        for p in self.model.parameters():
+            p.grad = None
+        for rank in range(self.world_size):
+            start, stop = shard_bounds(self.config.global_batch, rank, self.world_size)
+            loss_sum += parallel.rank_backward(
+                self.model, inputs[start:stop], targets[start:stop], self.micro_batch
+            )
+            summed = parallel.accumulate_rank_grads(summed, parallel.take_rank_grads(self.model))
+        assert summed is not None
+        parallel.finish_mean(self.model, summed, self.world_size)
+        self.optimizer.step()
+        self.step += 1
+        loss = loss_sum / self.world_size
+        self.losses.append((self.step, loss))
+        return loss
+
+    def train(self, steps: int) -> list[float]:
+        return [self.train_step() for _ in range(steps)]
+
+    def parameters_copy(self) -> dict[str, torch.Tensor]:
+        return {name: p.detach().clone() for name, p in self.model.named_parameters()}
+
+    def full_state(self) -> dict[str, Any]:
+        """A snapshot (cloned tensors) of everything needed to resume bit for bit.
+
+        Only tensors, numbers, strings, lists and dicts, so it loads with weights_only=True.
+        "model" comes first: checkpoint.corrupt relies on the model's tensors being the first
+        storages in the file.
+        """
+        opt = self.optimizer.state_dict()
+        return {
+            "model": {k: v.detach().clone() for k, v in self.model.state_dict().items()},
+            "optimizer": _clone_tree(opt),
+            "format": STATE_FORMAT,
+            "config": self.config.to_dict(),
+            "config_hash": self._config_hash,
+            "step": self.step,
+            # The data stream is a pure function of (seed, step); the cursor is the next batch.
+            "data_cursor": {"seed": self.config.seed, "next_batch": self.step},
+            "world_size": self.world_size,
+            "rng": {"torch_cpu": torch.get_rng_state()},
+            "losses": [[s, float(v)] for s, v in self.losses],
+        }
+
+    def load_full_state(self, state: dict[str, Any], *, load_optimizer: bool = True) -> None:
+        """Resume from a full_state. Everything is checked before anything is changed.
+
+        load_optimizer=False keeps a fresh AdamW (zero moments, step count 0): what a script
+        that saved only the weights gets, and why it does not rejoin the baseline.
+        A different world size is allowed: same samples, different float summation order.
+        """
+        if not isinstance(state, dict):
+            raise ConfigMismatchError(f"not a replica state: expected a dict, got {type(state).__name__}")
+        missing = [k for k in _STATE_KEYS if k not in state]
+        if missing:
+            raise ConfigMismatchError(f"not a replica state: missing {', '.join(missing)}")
+        if state["format"] != STATE_FORMAT:
+            raise ConfigMismatchError(f"state format {state['format']!r} is not {STATE_FORMAT}")
+        if state["config_hash"] != self._config_hash:
+            raise ConfigMismatchError(
+                f"config mismatch: state was written by config {str(state['config_hash'])[:12]}, "
+                f"this trainer runs config {self._config_hash[:12]}"
+            )
+        step = state["step"]
+        if not isinstance(step, int) or step < 0 or state["data_cursor"].get("next_batch") != step:
+            raise ConfigMismatchError(f"inconsistent step {step!r} and data cursor {state['data_cursor']!r}")
+        own = self.model.state_dict()
+        model_state = state["model"]
+        if set(model_state) != set(own) or any(
+            tuple(model_state[k].shape) != tuple(own[k].shape) for k in own
+        ):
+            raise ConfigMismatchError("model tensors do not match this config's model")
+
+        self.model.load_state_dict(model_state)
+        self.optimizer = make_optimizer(self.model, self.config)
+        if load_optimizer:
+            self.optimizer.load_state_dict(state["optimizer"])
+        torch.set_rng_state(state["rng"]["torch_cpu"])
+        self.step = step
+        self.losses = [(int(s), float(v)) for s, v in state["losses"] if s <= step]
+        for p in self.model.parameters():
+            p.grad = None
+
+
+def _clone_tree(obj: Any) -> Any:
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().clone()
+    if isinstance(obj, dict):
+        return {k: _clone_tree(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_clone_tree(v) for v in obj]
+    return obj
