@@ -45,7 +45,7 @@ def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any
         "not_played": [{"line": s.line, "text": s.text, "why": s.why} for s in skipped or []],
         "timeline": timeline,
         "alerts": [a.to_json() for a in world.pager.alerts],
-        "steps_lost": dict(sorted(world.steps_lost.items())),
+        "steps_recomputed": {n: j.steps_recomputed for n, j in sorted(world.jobs.items()) if j.training},
     }
 
 
@@ -72,7 +72,7 @@ def render_text(drill: Drill, data: dict[str, Any]) -> str:
     lines = [
         f"{drill.incident.title} (seed {drill.seed})",
         f"Night ended {data['end_clock']}. {mine.name}: {info['state']}, step {info['steps']}/{info['target_steps']},"
-        f" {len(info['attempts'])} attempts, {data['steps_lost'].get(mine.name, 0)} steps lost to restarts.",
+        f" {len(info['attempts'])} attempts, {data['steps_recomputed'].get(mine.name, 0)} steps trained twice.",
         "Recovered." if data["recovered"] else "Not recovered.",
         "",
         "Your actions:",

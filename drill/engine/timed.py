@@ -6,7 +6,8 @@
     {fault.gpu-dies.time}+8m logs llm    relative to when a fault fired
 
 Action text may name what a fault chose: `{fault.gpu-dies.node}`, `.gpu`, `.rank`, `.job`,
-`.leaf`, `.nodes` (all chosen nodes, comma separated) and `.time`. They are filled in when the
+`.leaf`, `.step` (a corrupted checkpoint), `.nodes` (all chosen nodes, comma separated) and
+`.time`. They are filled in when the
 action runs, so a reference stays right for every seed.
 """
 
@@ -21,7 +22,7 @@ from drill.engine.actions.parser import parse
 from drill.incident import units
 
 TEMPLATE = re.compile(r"\{fault\.([a-z0-9][a-z0-9-]*)\.([a-z]+)\}")
-FIELDS = ("node", "gpu", "rank", "job", "leaf", "nodes", "time")
+FIELDS = ("node", "gpu", "rank", "job", "leaf", "nodes", "step", "time")
 _TIME = re.compile(
     r"^(?P<base>\d{1,2}:\d{2}(?::\d{2})?|\{fault\.[a-z0-9-]+\.time\})?(?:\+(?P<plus>[0-9smhd.]+))?$"
 )

@@ -157,6 +157,9 @@ class Cluster(Strict):
     rendezvous: Duration = Field(30.0, description="ranks finding each other per attempt")
     reboot_time: Duration = Field(360.0, description="how long a node reboot takes")
     swap_time: Duration = Field(600.0, description="how long bringing in a spare takes")
+    preempt_grace: Duration = Field(
+        60.0, description="time between SIGTERM and SIGKILL when a job is preempted"
+    )
 
     @model_validator(mode="after")
     def _unique_islands(self) -> Cluster:
@@ -189,6 +192,84 @@ class CheckpointSettings(Strict):
     )
 
 
+def _count(value: Any) -> float:
+    """Parameter counts as people write them: 7B, 70B, 1.5T, 350M, or a number."""
+    if isinstance(value, bool):
+        raise ValueError("expected a parameter count like 7B or 350M")
+    if isinstance(value, int | float):
+        if value <= 0:
+            raise ValueError("expected a positive parameter count like 7B")
+        return float(value)
+    text = str(value).strip()
+    scale = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+    if text and text[-1] in scale:
+        try:
+            number = float(text[:-1])
+        except ValueError:
+            number = -1.0
+        if number > 0:
+            return number * scale[text[-1]]
+    raise ValueError(f"expected a parameter count like 7B, 70B or 350M, got {text!r}")
+
+
+ParamCount = Annotated[
+    float,
+    BeforeValidator(_count),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "string", "pattern": r"^\d+(\.\d+)?[KMBT]$"}, {"type": "number"}],
+            "description": "a parameter count like 7B, 70B or 350M",
+        }
+    ),
+]
+
+
+class Tenant(Strict):
+    team: Name
+    rate: Rate = Field(description="how fast this tenant writes, like 2TB/h")
+    start: Moment = Field(0.0, description="when it starts writing")
+    stop: Moment | None = Field(None, description="when it stops (default: never)")
+
+
+class Volume(Strict):
+    name: Name
+    capacity: Size
+    used: Size = Field(0, description="space other teams already use when the night starts")
+    quotas: dict[Name, Size] = Field(default_factory=dict, description="per-team quota")
+    read_bandwidth: Rate = Field(description="shared by everyone reading, like 10GB/s")
+    write_bandwidth: Rate = Field(description="shared by everyone writing, like 5GB/s")
+    df_lag: Duration = Field(0.0, description="how stale the numbers `df` shows are")
+    tenants: list[Tenant] = Field(default_factory=list, max_length=50)
+    quota_requests: Literal["grant", "refuse"] = Field(
+        "grant", description="how the storage team answers `quota`"
+    )
+    quota_response: Duration = Field(900.0, description="how long the storage team takes to answer")
+    quota_max_increase: Size | None = Field(None, description="the most one request is granted")
+
+
+class PlanChoice(Strict):
+    min: int | None = Field(None, ge=1, le=100000)
+    max: int | None = Field(None, ge=1, le=100000)
+    allowed: list[Literal["yes", "no"]] | None = None
+    why: str = Field("", max_length=MAX_TEXT, description="what this choice costs, shown in the plan")
+
+    @model_validator(mode="after")
+    def _shape(self) -> PlanChoice:
+        if self.allowed is None and (self.min is None or self.max is None):
+            raise ValueError("a choice needs `min` and `max` (numbers) or `allowed` (yes, no)")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min {self.min} is above max {self.max}")
+        return self
+
+
+PlanKey = Literal["ckpt-every", "ckpt-keep", "ckpt-on-sigterm", "verify-on-resume"]
+
+
+class Plan(Strict):
+    job: Name = Field(description="the job whose settings the learner chooses before the night")
+    choices: dict[PlanKey, PlanChoice] = Field(default_factory=dict)
+
+
 class JobSpec(Strict):
     name: Name
     team: Name = "ml"
@@ -206,6 +287,13 @@ class JobSpec(Strict):
     )
     retry: Retry = Retry()
     checkpoint: CheckpointSettings = CheckpointSettings()
+    model_params: ParamCount = Field(
+        7e9, description="parameters of the model this job stands for; sizes its checkpoints"
+    )
+    bytes_per_param: float = Field(
+        14.0, gt=0, le=64, description="checkpoint bytes per parameter (bf16 weights + fp32 Adam)"
+    )
+    preemptible: bool = Field(True, description="whether higher-priority work may preempt it")
     replica: dict[str, int | float] = Field(
         default_factory=dict, description="replica training settings (layers, width, lr, ...)"
     )
@@ -222,7 +310,14 @@ class Background(Strict):
 
 
 FaultKind = Literal[
-    "kill_rank", "hang_rank", "node_down", "gpu_xid", "straggler", "link_flap", "random_failures"
+    "kill_rank",
+    "hang_rank",
+    "node_down",
+    "gpu_xid",
+    "straggler",
+    "link_flap",
+    "random_failures",
+    "corrupt_checkpoint",
 ]
 
 
@@ -264,6 +359,29 @@ class Hint(Strict):
     text: Text
 
 
+ScoreComponent = Literal[
+    "recovered", "time_to_recovery", "work_lost", "integrity", "collateral", "discipline"
+]
+
+
+class Expectation(Strict):
+    """What `drill test` checks when it plays a runbook headless at each test seed."""
+
+    recovered: bool | None = Field(None, description="whether the job must end up recovered")
+    score_min: float | None = Field(None, ge=0, le=100)
+    score_max: float | None = Field(None, ge=0, le=100)
+    loses_in: list[ScoreComponent] = Field(
+        default_factory=list, description="components where this runbook must lose points"
+    )
+
+
+class GradedRunbook(Strict):
+    name: Name
+    why: Text = Field(description="what is wrong with it, for the debrief")
+    actions: list[Annotated[str, Field(max_length=500)]] = Field(min_length=1, max_length=200)
+    expect: Expectation = Expectation()
+
+
 class Debrief(Strict):
     takeaways: list[Text] = Field(default_factory=list)
     opinion: str = Field("", max_length=MAX_TEXT, description="the opinion checkpoint question")
@@ -282,13 +400,24 @@ class Incident(Strict):
     cluster: Cluster
     jobs: list[JobSpec] = Field(min_length=1, max_length=500)
     background: Background = Background()
+    storage: list[Volume] = Field(default_factory=list, max_length=20)
+    plan: Plan | None = None
     faults: list[Fault] = Field(default_factory=list, max_length=200)
     noise: list[Noise] = Field(default_factory=list, max_length=200)
     hints: list[Hint] = Field(default_factory=list, max_length=50)
     reference: list[Annotated[str, Field(max_length=500)]] = Field(
         default_factory=list, description="the reference solution: timed action lines"
     )
-    seeds: list[int] = Field(default_factory=lambda: [1, 2], min_length=1, max_length=20)
+    reference_expect: Expectation = Field(
+        default_factory=lambda: Expectation(recovered=True),
+        description="what the reference solution must achieve",
+    )
+    runbooks: list[GradedRunbook] = Field(
+        default_factory=list, max_length=20, description="plausible wrong runbooks, graded"
+    )
+    seeds: list[int] = Field(
+        default_factory=lambda: [1, 2], min_length=1, max_length=20, description="test seeds"
+    )
     debrief: Debrief = Debrief()
 
     @field_validator("schema_version")

@@ -70,6 +70,9 @@ class FaultSchedule:
         if fault.kind == "random_failures":
             yield from self._random_failures(fault)
             return
+        if fault.kind == "corrupt_checkpoint":
+            self._corrupt_checkpoint(fault)
+            return
         picks = self._select(fault)
         self.chosen[fault.id] = picks
         self.fired.add(fault.id)
@@ -365,6 +368,23 @@ class FaultSchedule:
     def _flap_ends(self, leaf: str, delay: float):
         yield self.world.env.timeout(delay)
         self._leaf_slow.pop(leaf, None)
+
+    def _corrupt_checkpoint(self, fault: Fault) -> None:
+        """Bit rot or a bad disk: bytes of the newest good checkpoint change after it was written."""
+        world = self.world
+        name = fault.target.job or world.incident.learner_job.name
+        catalog = world.checkpoints.get(name)
+        good = [r for r in catalog.live() if r.condition == "ok"] if catalog else []
+        self.fired.add(fault.id)
+        if not good:
+            self.chosen[fault.id] = []
+            return
+        record = good[-1]
+        record.condition = "corrupt"
+        seed = substream(world.seed, f"corrupt:{fault.id}").randrange(2**31)
+        world.training.corrupt(name, record.step, seed)
+        self.chosen[fault.id] = [{"job": name, "step": record.step, "node": None, "gpu": None}]
+        world.emit("fault", fault.id, f"fault {fault.id} (corrupt_checkpoint)", hidden=True)
 
     def _random_failures(self, fault: Fault):
         world = self.world

@@ -33,6 +33,8 @@ class Attempt:
     stalled_at: float | None = None
     stalled_rank: int | None = None
     training: bool = False  # past start-up, rendezvous and checkpoint load
+    preempting: bool = False  # SIGTERM received; no more steps
+    writing: Any = None  # the checkpoint write in flight, if any
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
 
@@ -67,10 +69,12 @@ class Job:
     exclude: set[str] = field(default_factory=set)
     held: bool = False
     requested_nodes: list[str] = field(default_factory=list)
+    preemptible: bool = True
     # Live state.
     state: str = PENDING
     reason: str = ""
     step: int = 0
+    steps_executed: int = 0  # every step trained, including ones redone after a restart
     last_step_time: float | None = None
     restarts_used: int = 0
     attempts: list[Attempt] = field(default_factory=list)
@@ -112,6 +116,11 @@ class Job:
                     ranks.append(rank)
                 rank += 1
         return ranks
+
+    @property
+    def steps_recomputed(self) -> int:
+        """Work done twice: steps trained beyond the progress the job kept."""
+        return max(0, self.steps_executed - self.step)
 
     def sort_key(self) -> tuple:
         # Priority class first, FIFO within a class; the name breaks exact ties stably.

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_duration
-from drill.sim.checkpoints import CheckpointRecord
+from drill.sim import checkpointing
 from drill.sim.cluster import XID_NAMES
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
@@ -65,7 +64,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     world.emit("job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
-        if attempt.ended:
+        if attempt.ended or attempt.preempting:
             return
         if attempt.stall_wake is not None:
             # A rank stopped during this step, so the step never finished. Wait until the stall
@@ -75,6 +74,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
                 return
             continue
         job.step += 1
+        job.steps_executed += 1
         job.last_step_time = env.now
         loss = world.training.step(job.name)
         if loss is not None:
@@ -83,34 +83,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         if job.step % STEP_LOG_EVERY == 0:
             world.logs[job.name].step_marks.append((env.now, job.step, loss))
         if job.step % world.policy[job.name].every == 0 and job.step < job.steps:
-            yield from _write_checkpoint(world, job, attempt)
-            if attempt.ended:
+            yield from checkpointing.write(world, job, attempt)
+            if attempt.ended or attempt.preempting:
                 return
     world.log(job, None, f"training finished at step {job.step}")
     world.complete(job)
-
-
-def _write_checkpoint(world: World, job: Job, attempt: Attempt):
-    policy = world.policy[job.name]
-    step = job.step
-    duration = policy.write_time
-    world.log(job, 0, f"saving checkpoint step {step}")
-    yield world.env.timeout(duration)
-    if attempt.ended:
-        return
-    world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
-    world.checkpoints[job.name].add(CheckpointRecord(step, world.env.now, 0))
-    _apply_retention(world, job)
-    world.log(job, 0, f"checkpoint step {step} saved in {format_duration(duration)}")
-    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
-
-
-def _apply_retention(world: World, job: Job) -> None:
-    keep = world.policy[job.name].keep
-    live = world.checkpoints[job.name].live()
-    for record in live[: max(0, len(live) - keep)]:
-        world.checkpoints[job.name].remove(record.step)
-        world.training.remove(job.name, record.step)
 
 
 def _resolve_resume(world: World, job: Job) -> int | None:
@@ -146,7 +123,7 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
         world.end_attempt(job, FAILED, f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})")
         return
     yield world.env.timeout(remaining)
-    if attempt.ended:
+    if attempt.ended or attempt.preempting:
         return
     world.complete(job)
 

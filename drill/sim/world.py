@@ -9,7 +9,7 @@ import simpy
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
 from drill.incident.units import format_duration
-from drill.sim import background, faults, runner
+from drill.sim import background, checkpointing, faults, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import Event
@@ -28,6 +28,7 @@ from drill.sim.jobs import (
 from drill.sim.logs import JobLog
 from drill.sim.pager import Pager
 from drill.sim.scheduler import plan
+from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 
 PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
@@ -49,15 +50,16 @@ class World:
         self.specs: dict[str, JobSpec] = {}
         self.policy: dict[str, CheckpointPolicy] = {}
         self.timeline: list[Event] = []
-        self.steps_lost: dict[str, int] = {}
         self.losses: dict[str, list[tuple[int, float]]] = {}
         self._seq = 0
+        self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
             self._add_training_job(spec)
         self.faults = faults.FaultSchedule(self)
         self.env.process(self._scheduler_loop())
         self.schedule_pass()
         background.start(self)
+        storage_events.start(self)
         self.faults.start()
 
     # -- time -------------------------------------------------------------------------------
@@ -104,6 +106,7 @@ class World:
             restart_backoff=spec.retry.backoff,
             exclude=set(spec.exclude),
             requested_nodes=list(spec.nodes),
+            preemptible=spec.preemptible,
             resume_from=None,
         )
         self.specs[spec.name] = spec
@@ -164,11 +167,20 @@ class World:
         if not pending:
             return
         self._place_requested(pending)
+        preempted = False
         for decision in plan(self.cluster, self.pending_jobs(), self.running_jobs(), self.env.now):
-            if decision.placement is None:
-                decision.job.reason = decision.reason
-            else:
+            if decision.placement is not None:
                 self.start_attempt(decision.job, decision.placement)
+                continue
+            decision.job.reason = decision.reason
+            if not preempted and decision.reason.startswith("resources"):
+                # One preemption round per pass: victims free their GPUs over the grace window.
+                victims = preemption.choose_victims(self, decision.job)
+                for victim in victims:
+                    preemption.preempt(self, victim, by=decision.job)
+                preempted = bool(victims)
+                if victims:
+                    decision.job.reason = f"resources: preempting {', '.join(v.name for v in victims)}"
 
     def _place_requested(self, pending: list[Job]) -> None:
         """Jobs the incident pins to named nodes at the start take exactly those nodes."""
@@ -230,17 +242,20 @@ class World:
         attempt.ended = True
         attempt.end = self.env.now
         attempt.why = why
+        checkpointing.interrupt(self, job, attempt)
         if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
             attempt.stall_wake.succeed()
         self.free(job)
-        if job.training and attempt.training:
-            lost = max(0, job.step - self._last_good_step(job))
-            self.steps_lost[job.name] = self.steps_lost.get(job.name, 0) + lost
         if quiet:
             return
-        if state in (FAILED, NODE_FAIL, PREEMPTED) and retry and job.restarts_used < job.max_restarts:
+        if state == PREEMPTED:
+            # Slurm's PreemptMode=REQUEUE: back in the queue, not counted as a restart.
+            self.set_state(job, PREEMPTED, why)
+            self.env.process(self._requeue_after(job, 0.0))
+            return
+        if state in (FAILED, NODE_FAIL) and retry and job.restarts_used < job.max_restarts:
             job.restarts_used += 1
-            self.set_state(job, REQUEUED if state != PREEMPTED else PREEMPTED, why)
+            self.set_state(job, REQUEUED, why)
             self.env.process(self._requeue_after(job, job.restart_backoff))
             return
         if state in (FAILED, NODE_FAIL) and job.max_restarts and retry:
@@ -250,13 +265,10 @@ class World:
     def _requeue_after(self, job: Job, delay: float):
         yield self.env.timeout(delay)
         if job.state in (REQUEUED, PREEMPTED):
+            why = "requeued after preemption" if job.state == PREEMPTED else "requeued by retry policy"
             job.resume_from = "latest"
             job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
-            self.set_state(job, PENDING, "requeued by retry policy")
-
-    def _last_good_step(self, job: Job) -> int:
-        latest = self.checkpoints[job.name].latest()
-        return latest.step if latest is not None else 0
+            self.set_state(job, PENDING, why)
 
     def resubmit(self, job: Job, *, resume_from: int | str | None, why: str) -> None:
         """A person's restart or requeue: a fresh queue entry with a fresh retry budget."""
@@ -280,22 +292,25 @@ class World:
         return self.training.verify(job.name, record.step, record.condition)
 
     def delete_checkpoint(self, job: Job, step: int, by: str) -> None:
-        self.checkpoints[job.name].remove(step)
-        self.training.remove(job.name, step)
-        self.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step)
+        checkpointing.delete(self, job, step, by)
 
     def checkpoint_read_time(self, job: Job) -> float:
+        volume_name = self.policy[job.name].volume
+        if volume_name and volume_name in self.volumes:
+            return self.volumes[volume_name].read_time(checkpointing.checkpoint_size(self, job))
         return runner.CHECKPOINT_READ_TIME
 
     def step_factor(self, job: Job) -> float:
-        """Synchronous data parallel runs at the pace of its slowest rank."""
-        factor = 1.0
+        """Synchronous data parallel runs at the pace of its slowest rank. Fewer GPUs keep the
+        global batch by gradient accumulation, so each step takes proportionally longer."""
+        factor = max(1.0, job.gpus / job.world) if job.world else 1.0
+        slowest = 1.0
         for node_name, gpus in job.placement:
             node = self.cluster.nodes[node_name]
             for gpu in gpus:
-                factor = max(factor, node.gpus[gpu].throttled)
-            factor = max(factor, self.faults.leaf_slowdown(node.leaf))
-        return factor
+                slowest = max(slowest, node.gpus[gpu].throttled)
+            slowest = max(slowest, self.faults.leaf_slowdown(node.leaf))
+        return factor * slowest
 
     def next_seq(self) -> int:
         self._seq += 1

@@ -140,7 +140,14 @@ def priority(ctx: Context, args: list[str]) -> str:
 
 
 def ack(ctx: Context, args: list[str]) -> str:
-    expect(args, 1, "ack ALERT")
+    expect(args, 1, "ack ALERT|all")
+    if args[0].lower() == "all":
+        open_pages = ctx.world.pager.unacked()
+        if not open_pages:
+            raise Reject("no open pages to acknowledge")
+        for page in open_pages:
+            page.acked_at = ctx.world.now
+        return f"acknowledged {', '.join(p.id for p in open_pages)}"
     alert = ctx.world.pager.get(args[0])
     if alert is None:
         raise unknown("page", args[0], [a.id for a in ctx.world.pager.alerts])

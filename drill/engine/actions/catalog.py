@@ -120,7 +120,7 @@ VERBS: dict[str, Verb] = {
             "act",
             "Settings apply from the next attempt (a checkpoint cadence change applies at once).",
         ),
-        Verb("ack", "ack ALERT", "acknowledge a page, like P3", 5, "act"),
+        Verb("ack", "ack ALERT|all", "acknowledge a page, like P3, or every open page", 5, "act"),
         Verb("note", "note TEXT", "write a note in the incident log", 30, "act"),
         Verb("hint", "hint", "reveal the next hint that has unlocked (costs discipline points)", 10, "act"),
         Verb("wait", "wait DURATION", "let the night run, like `wait 5m`", 0, "act"),

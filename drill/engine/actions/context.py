@@ -18,6 +18,8 @@ class Context:
     world: World
     hints_shown: list[int] = field(default_factory=list)
     notes: list[tuple[float, str]] = field(default_factory=list)
+    # True until the first action that is not a `set` at the night's start: the plan.
+    pre_shift: bool = True
 
     def job(self, name: str) -> Job:
         if name in self.world.jobs:

@@ -50,7 +50,14 @@ def run(ctx: Context, command: Command) -> tuple[str, float]:
     if verb == "note":
         return act.note(ctx, command.args, command.rest), VERBS[verb].cost
     output = HANDLERS[verb](ctx, command.args)
-    cost = act.wait_cost(command.args) if verb == "wait" else VERBS[verb].cost
+    if verb == "wait":
+        cost = act.wait_cost(command.args)
+    elif verb == "ckpt verify":
+        cost = storage.verify_cost(ctx, command.args)
+    elif verb == "set" and ctx.pre_shift:
+        cost = 0.0  # the pre-shift plan is made before the night starts
+    else:
+        cost = VERBS[verb].cost
     return output, cost
 
 

@@ -79,7 +79,7 @@ def queue(ctx: Context, args: list[str]) -> str:
                 job.reason or "",
             )
         )
-    return _table(rows)
+    return table(rows)
 
 
 def nodes(ctx: Context, args: list[str]) -> str:
@@ -96,7 +96,7 @@ def nodes(ctx: Context, args: list[str]) -> str:
                 ",".join(sorted(node.allocations)) or "-",
             )
         )
-    return _table(rows)
+    return table(rows)
 
 
 def logs(ctx: Context, args: list[str]) -> str:
@@ -201,7 +201,7 @@ def _nodes_short(names: list[str]) -> str:
     return f"{names[0]},+{len(names) - 1}"
 
 
-def _table(rows: list[tuple[str, ...]]) -> str:
+def table(rows: list[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows

@@ -1,0 +1,133 @@
+"""Writing a checkpoint, as a training script does: how long it takes on the shared volume,
+whether it fits, and what a failed or interrupted write leaves behind.
+
+Atomic writes go to a temp file and rename: a failure leaves the previous checkpoint and the
+`latest` pointer as they were. Non-atomic writes (the naive script) move `latest` first and write
+straight to the final path: a failure leaves a torn file that `latest` points at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from drill.incident.units import format_duration, format_size
+from drill.sim.checkpoints import CheckpointRecord
+from drill.sim.jobs import Attempt, Job
+from drill.sim.storage import WritePlan
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write failed"
+
+
+def checkpoint_size(world: World, job: Job) -> int:
+    spec = world.specs[job.name]
+    return int(spec.model_params * spec.bytes_per_param)
+
+
+def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = None):
+    """A SimPy generator that writes a checkpoint of the job's current step.
+
+    Returns True when the checkpoint landed. `deadline` is a SIGKILL time (preemption grace).
+    """
+    policy = world.policy[job.name]
+    step = job.step
+    size = checkpoint_size(world, job)
+    volume = world.volumes.get(policy.volume) if policy.volume else None
+    plan = volume.plan_write(world.now, job.team, size) if volume else WritePlan(policy.write_time, False)
+    killed_at = None
+    duration = plan.duration
+    if deadline is not None and world.now + duration > deadline:
+        killed_at = deadline
+        duration = max(0.0, deadline - world.now)
+    world.log(job, 0, f"saving checkpoint step {step} ({format_size(size)})")
+    if volume:
+        volume.writers += 1
+    started = world.now
+    attempt.writing = InFlight(step, size, started, plan)
+    yield world.env.timeout(duration)
+    if attempt.writing is None:
+        return False  # the attempt was ended mid-write; interrupt() already recorded it
+    attempt.writing = None
+    if volume:
+        volume.writers -= 1
+    if killed_at is not None:
+        written = plan.fraction * (world.now - started) / plan.duration if plan.duration else 0.0
+        _torn_or_lost(world, job, step, size, written, "killed by SIGKILL during the write")
+        return False
+    if plan.fails:
+        _torn_or_lost(world, job, step, size, plan.fraction, plan.error)
+        text = f"[rank 0] RuntimeError: {WRITER_ERROR} ({plan.error})"
+        world.log(job, 0, text)
+        world.end_attempt(job, "failed", f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}")
+        return False
+    world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
+    if volume:
+        volume.add(world.now, job.team, size)
+    world.checkpoints[job.name].add(CheckpointRecord(step, world.now, size))
+    apply_retention(world, job)
+    world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
+    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
+    return True
+
+
+@dataclass
+class InFlight:
+    step: int
+    size: int
+    started: float
+    plan: WritePlan
+
+
+def interrupt(world: World, job: Job, attempt: Attempt) -> None:
+    """The attempt ended while a checkpoint was being written: what reached the disk stays."""
+    flight = attempt.writing
+    if flight is None:
+        return
+    attempt.writing = None
+    policy = world.policy[job.name]
+    volume = world.volumes.get(policy.volume) if policy.volume else None
+    if volume:
+        volume.writers -= 1
+    elapsed = world.now - flight.started
+    written = flight.plan.fraction * elapsed / flight.plan.duration if flight.plan.duration else 0.0
+    _torn_or_lost(world, job, flight.step, flight.size, written, "the job was stopped during the write")
+
+
+def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float, why: str) -> None:
+    policy = world.policy[job.name]
+    volume = world.volumes.get(policy.volume) if policy.volume else None
+    fraction = max(0.0, min(1.0, fraction))
+    world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=max(fraction, 0.01))
+    if policy.atomic:
+        world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} not written: {why}", step=step)
+        return
+    partial = int(size * fraction)
+    if volume:
+        volume.add(world.now, job.team, partial)
+    world.checkpoints[job.name].add(CheckpointRecord(step, world.now, partial, condition="torn"))
+    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} written in part: {why}", step=step)
+
+
+def apply_retention(world: World, job: Job) -> None:
+    """Keep the newest K, as the training script's own cleanup does after a good save."""
+    keep = world.policy[job.name].keep
+    live = world.checkpoints[job.name].live()
+    for record in live[: max(0, len(live) - keep)]:
+        delete(world, job, record.step, by="retention")
+
+
+def delete(world: World, job: Job, step: int, by: str) -> None:
+    record = world.checkpoints[job.name].get(step)
+    if record is None:
+        return
+    policy = world.policy[job.name]
+    volume = world.volumes.get(policy.volume) if policy.volume else None
+    if volume:
+        volume.remove(world.now, job.team, record.size)
+    world.checkpoints[job.name].remove(step)
+    world.training.remove(job.name, step)
+    if by != "retention":
+        world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step)

@@ -1,0 +1,89 @@
+"""Preemption: a higher-priority job that cannot be placed takes GPUs from lower classes.
+
+The victims get SIGTERM, then SIGKILL after the grace period. A job whose script handles
+SIGTERM writes a checkpoint in the window; one that does not dies at once (the default action
+of SIGTERM). Preempted work is requeued and resumes from its latest checkpoint when placed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.sim import checkpointing
+from drill.sim.jobs import PREEMPTED, Job
+from drill.sim.scheduler import free_map, place
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+def choose_victims(world: World, job: Job) -> list[Job]:
+    """The fewest lower-priority jobs whose GPUs let `job` fit: lowest class first, then the
+    most recently started (it has lost the least), then by name for a stable answer."""
+    leaving = [j for j in world.running_jobs() if j.current is not None and j.current.preempting]
+    if leaving and _fits_without(world, job, leaving):
+        return []  # enough is already on its way out; wait for the grace window
+    candidates = [
+        other
+        for other in world.running_jobs()
+        if other.priority_rank < job.priority_rank
+        and other.preemptible
+        and other.current is not None
+        and not other.current.preempting
+    ]
+    candidates.sort(key=lambda j: (j.priority_rank, -(j.current.start or 0.0), j.name))
+    chosen: list[Job] = []
+    for candidate in candidates:
+        chosen.append(candidate)
+        if _fits_without(world, job, leaving + chosen):
+            break
+    else:
+        return []
+    # Drop victims of the highest class taken that the placement does not need after all.
+    # Lower classes stay: the lowest class always goes first, as priority classes promise.
+    top = max(j.priority_rank for j in chosen)
+    for victim in [j for j in reversed(chosen) if j.priority_rank == top]:
+        trial = [j for j in chosen if j is not victim]
+        if trial and _fits_without(world, job, leaving + trial):
+            chosen = trial
+    return chosen
+
+
+def _fits_without(world: World, job: Job, victims: list[Job]) -> bool:
+    free = free_map(world.cluster, job)
+    for victim in victims:
+        for node, gpus in victim.placement:
+            if node in free:
+                free[node] = sorted(set(free[node]) | set(gpus))
+    return place(world.cluster, job, free) is not None
+
+
+def preempt(world: World, victim: Job, by: Job) -> None:
+    attempt = victim.current
+    if attempt is None:
+        return
+    attempt.preempting = True
+    grace = world.incident.cluster.preempt_grace
+    world.log(victim, None, f"received SIGTERM: preempted by {by.name} ({by.priority}); SIGKILL in {int(grace)}s")
+    world.emit("job_state", victim.name, f"{victim.name} preempted by {by.name}: SIGTERM, grace {int(grace)}s")
+    if victim.yours:
+        world.alert("critical", victim.name, f"{victim.name} is being preempted by {by.name} ({by.priority} priority)")
+    world.env.process(_grace_window(world, victim, attempt, by, grace))
+
+
+def _grace_window(world: World, job: Job, attempt, by: Job, grace: float):
+    deadline = world.now + grace
+    why = f"preempted by {by.name}"
+    policy = world.policy.get(job.name)
+    if attempt.writing is not None:
+        # A periodic checkpoint is already being written: it has until SIGKILL to finish.
+        yield world.env.timeout(grace)
+    elif job.training and policy is not None and policy.on_sigterm and attempt.training:
+        saved = yield from checkpointing.write(world, job, attempt, deadline=deadline)
+        if attempt.ended:
+            return
+        why += f"; checkpoint step {job.step} {'saved in the grace window' if saved else 'did not finish before SIGKILL'}"
+    elif job.training and attempt.training:
+        why += "; no SIGTERM handler, no checkpoint"
+    if not attempt.ended:
+        world.end_attempt(job, PREEMPTED, why, retry=True)

@@ -1,0 +1,76 @@
+"""Things that happen to volumes over the night: tenants writing, fill alerts, quota answers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.incident.units import format_size
+from drill.sim.storage import Volume
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+MONITOR_INTERVAL = 300.0  # how often the storage monitor samples usage, as exporters do
+FILL_ALERTS = ((0.98, "critical"), (0.90, "warning"))
+
+
+def start(world: World) -> None:
+    for volume in world.volumes.values():
+        for tenant in volume.spec.tenants:
+            world.env.process(_tenant(world, volume, tenant))
+        world.env.process(_monitor(world, volume))
+
+
+def _tenant(world: World, volume: Volume, tenant):
+    start = world.moment(tenant.start)
+    yield world.env.timeout(max(0.0, start - world.now))
+    volume.set_rate(world.now, tenant.team, tenant.rate)
+    if tenant.stop is not None:
+        stop = world.moment(tenant.stop)
+        yield world.env.timeout(max(0.0, stop - world.now))
+        volume.set_rate(world.now, tenant.team, 0.0)
+
+
+def _monitor(world: World, volume: Volume):
+    fired: set[float] = set()
+    while True:
+        yield world.env.timeout(MONITOR_INTERVAL)
+        volume.settle(world.now)
+        share = volume.used() / volume.capacity if volume.capacity else 0.0
+        for threshold, severity in FILL_ALERTS:
+            if share >= threshold and threshold not in fired:
+                fired.add(threshold)
+                world.alert(
+                    severity,
+                    volume.name,
+                    f"volume {volume.name} is {share:.0%} full ({format_size(volume.free())} free)",
+                )
+                break
+        for threshold in list(fired):
+            if share < threshold - 0.05:
+                fired.discard(threshold)
+
+
+def request_quota(world: World, volume: Volume, team: str, extra: int) -> None:
+    world.env.process(_quota_answer(world, volume, team, extra))
+
+
+def _quota_answer(world: World, volume: Volume, team: str, extra: int):
+    yield world.env.timeout(volume.spec.quota_response)
+    if volume.spec.quota_requests == "refuse":
+        world.alert(
+            "info",
+            "storage-team",
+            f"storage team: quota request for {team} on {volume.name} refused; free space or move data",
+        )
+        return
+    granted = extra
+    if volume.spec.quota_max_increase is not None:
+        granted = min(extra, volume.spec.quota_max_increase)
+    volume.quotas[team] = volume.quotas.get(team, 0) + granted
+    world.alert(
+        "info",
+        "storage-team",
+        f"storage team: {team} quota on {volume.name} raised by {format_size(granted)}"
+        f" to {format_size(volume.quotas[team])}",
+    )
