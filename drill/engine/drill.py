@@ -40,11 +40,26 @@ class ActionResult:
         }
 
 
+BACKENDS = ("inprocess", "sim")
+
+
+def make_training(incident: Incident, backend: str) -> TrainingBackend | None:
+    """`inprocess` trains the real replica; `sim` only counts steps (fast, no torch)."""
+    if backend == "sim":
+        return None
+    if backend == "inprocess":
+        from drill.engine.replica_training import ReplicaTraining
+
+        return ReplicaTraining(incident)
+    raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+
+
 @dataclass
 class Drill:
     incident: Incident
     seed: int
     training: TrainingBackend | None = None
+    backend: str = "sim"
     world: World = field(init=False)
     ctx: Context = field(init=False)
     actions: list[ActionResult] = field(default_factory=list, init=False)
@@ -53,6 +68,10 @@ class Drill:
     def __post_init__(self) -> None:
         self.world = World(self.incident, self.seed, self.training)
         self.ctx = Context(self.world)
+
+    @classmethod
+    def create(cls, incident: Incident, seed: int, backend: str = "inprocess") -> Drill:
+        return cls(incident, seed, make_training(incident, backend), backend)
 
     # -- time -------------------------------------------------------------------------------
 
@@ -127,6 +146,22 @@ class Drill:
 
     def snapshot(self) -> Snapshot:
         return build_snapshot(self)
+
+    def replica_report(self):
+        """The replica's measured outcome, or None when only the simulation ran."""
+        report = getattr(self.training, "report", None)
+        return report(self.learner_job.step) if report else None
+
+    def finish(self):
+        """End the night: the Score, measured against the reference's and nobody's runs."""
+        from drill.engine.par import score_drill
+
+        return score_drill(self)
+
+    def close(self) -> None:
+        closer = getattr(self.training, "close", None)
+        if closer:
+            closer()
 
     def clock(self, seconds: float | None = None) -> str:
         return self.world.clock.label(self.now if seconds is None else seconds)

@@ -382,6 +382,13 @@ class GradedRunbook(Strict):
     expect: Expectation = Expectation()
 
 
+class Scoring(Strict):
+    weights: dict[ScoreComponent, float] = Field(
+        default_factory=dict, description="component weights; unset ones keep their defaults"
+    )
+    paging_target: Duration = Field(600.0, description="acknowledge a page within this long")
+
+
 class Debrief(Strict):
     takeaways: list[Text] = Field(default_factory=list)
     opinion: str = Field("", max_length=MAX_TEXT, description="the opinion checkpoint question")
@@ -408,6 +415,7 @@ class Incident(Strict):
     reference: list[Annotated[str, Field(max_length=500)]] = Field(
         default_factory=list, description="the reference solution: timed action lines"
     )
+    scoring: Scoring = Scoring()
     reference_expect: Expectation = Field(
         default_factory=lambda: Expectation(recovered=True),
         description="what the reference solution must achieve",

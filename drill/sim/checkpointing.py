@@ -36,6 +36,9 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     step = job.step
     size = checkpoint_size(world, job)
     volume = world.volumes.get(policy.volume) if policy.volume else None
+    if not policy.atomic and world.checkpoints[job.name].get(step) is not None:
+        # Opening the final path for writing truncates the old file: its space is free now.
+        delete(world, job, step, by="overwrite")
     plan = volume.plan_write(world.now, job.team, size) if volume else WritePlan(policy.write_time, False)
     killed_at = None
     duration = plan.duration
@@ -64,8 +67,11 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         world.end_attempt(job, "failed", f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}")
         return False
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
+    replaced = world.checkpoints[job.name].get(step)
     if volume:
         volume.add(world.now, job.team, size)
+        if replaced is not None:
+            volume.remove(world.now, job.team, replaced.size)  # the rename freed the old file
     world.checkpoints[job.name].add(CheckpointRecord(step, world.now, size))
     apply_retention(world, job)
     world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
@@ -123,11 +129,15 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
     record = world.checkpoints[job.name].get(step)
     if record is None:
         return
+    if by == "you" and record.condition == "ok":
+        newer_good = [r for r in world.checkpoints[job.name].live() if r.condition == "ok" and r.step > step]
+        if not newer_good:
+            world.harm("needed_checkpoint", f"deleted checkpoint step {step}, the newest good one")
     policy = world.policy[job.name]
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:
         volume.remove(world.now, job.team, record.size)
     world.checkpoints[job.name].remove(step)
     world.training.remove(job.name, step)
-    if by != "retention":
+    if by not in ("retention", "overwrite"):
         world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step)

@@ -26,6 +26,7 @@ class Attempt:
     start: float | None = None
     end: float | None = None
     nodes: list[str] = field(default_factory=list)
+    gpus: int = 0
     from_step: int = 0
     why: str = ""  # how the attempt ended
     ended: bool = False

@@ -14,7 +14,23 @@ if TYPE_CHECKING:
     from drill.sim.world import World
 
 
+def healthy(node: Node) -> bool:
+    """Nothing wrong that an operator could find: the node was fine to keep in service."""
+    return (
+        node.responsive
+        and not node.dead_until_swap
+        and not any(gpu.broken or gpu.throttled > 1.0 for gpu in node.gpus)
+        and node.link_events == 0
+    )
+
+
+def _note_healthy(world: World, node: Node, verb: str) -> None:
+    if healthy(node):
+        world.harm("healthy_node", f"{verb} {node.name}, which was healthy")
+
+
 def cordon(world: World, node: Node) -> str:
+    _note_healthy(world, node, "cordoned")
     world.set_node_state(node, "cordoned", "cordoned by you")
     return f"{node.name} cordoned: no new work will land on it; running work continues"
 
@@ -25,6 +41,7 @@ def uncordon(world: World, node: Node) -> str:
 
 
 def drain(world: World, node: Node) -> str:
+    _note_healthy(world, node, "drained")
     if node.allocations:
         world.set_node_state(node, "draining", "drained by you")
         jobs = ", ".join(sorted(node.allocations))
@@ -36,11 +53,15 @@ def drain(world: World, node: Node) -> str:
 def kill_work_on(world: World, node: Node, why: str) -> list[str]:
     victims = sorted(node.allocations)
     for name in victims:
-        world.end_attempt(world.jobs[name], NODE_FAIL, why)
+        job = world.jobs[name]
+        if not job.yours:
+            world.harm("other_job", f"{why}: killed {name} of team {job.team}")
+        world.end_attempt(job, NODE_FAIL, why)
     return victims
 
 
 def reboot(world: World, node: Node) -> str:
+    _note_healthy(world, node, "rebooted")
     marked = node.state in ("cordoned", "draining", "drained")
     victims = kill_work_on(world, node, f"node {node.name} rebooted")
     world.set_node_state(node, "rebooting", "rebooted by you")
@@ -70,6 +91,7 @@ def _reboot_done(world: World, node: Node, marked: bool):
 
 
 def swap(world: World, node: Node, spare: Node) -> str:
+    _note_healthy(world, node, "swapped out")
     victims = kill_work_on(world, node, f"node {node.name} taken out for repair")
     world.set_node_state(node, "down", f"swapped out for repair; {spare.name} replaces it")
     node.responsive = False
@@ -91,6 +113,8 @@ def _swap_done(world: World, node: Node, spare: Node):
 
 
 def cancel(world: World, job: Job) -> str:
+    if not job.yours:
+        world.harm("other_job", f"cancelled {job.name} of team {job.team}")
     if job.current is not None:
         world.end_attempt(job, CANCELLED, "cancelled by you", retry=False)
     else:
@@ -99,6 +123,8 @@ def cancel(world: World, job: Job) -> str:
 
 
 def requeue(world: World, job: Job) -> str:
+    if not job.yours and job.state == RUNNING:
+        world.harm("other_job", f"requeued {job.name} of team {job.team}, losing its progress")
     world.resubmit(job, resume_from="latest" if job.training else None, why="requeued by you")
     return f"{job.name} requeued; it resumes from the latest checkpoint when placed"
 

@@ -51,6 +51,8 @@ class World:
         self.policy: dict[str, CheckpointPolicy] = {}
         self.timeline: list[Event] = []
         self.losses: dict[str, list[tuple[int, float]]] = {}
+        # Harm the operator's actions did to others: the collateral the score counts.
+        self.harms: list[tuple[float, str, str]] = []
         self._seq = 0
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
@@ -78,6 +80,10 @@ class World:
         event = Event(self.env.now, kind, subject, text, data)
         self.timeline.append(event)
         return event
+
+    def harm(self, kind: str, text: str) -> None:
+        self.harms.append((self.env.now, kind, text))
+        self.emit("harm", kind, text, hidden=True)
 
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
@@ -200,6 +206,7 @@ class World:
             job.attempts.append(attempt)
         attempt.start = self.env.now
         attempt.nodes = [node for node, _ in placement]
+        attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement
         for node, gpus in placement:
             self.cluster.nodes[node].allocations[job.name] = list(gpus)

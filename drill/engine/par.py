@@ -1,0 +1,85 @@
+"""Par and floor: the same night played by the reference solution and by nobody.
+
+Both are real runs through the same engine and backend, measured like the learner's run, and
+cached per (incident, seed, backend, engine version) so they are paid for once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from drill import ENGINE_VERSION
+from drill.engine.drill import Drill
+from drill.engine.headless import play
+from drill.engine.outcome import Outcome, measure
+from drill.engine.score import Score, build_score
+from drill.engine.timed import parse_text
+from drill.incident.models import Incident
+
+
+def incident_fingerprint(incident: Incident) -> str:
+    return hashlib.sha256(incident.model_dump_json(by_alias=True).encode()).hexdigest()
+
+
+def play_lines(incident: Incident, seed: int, backend: str, lines: list[str], name: str) -> Drill:
+    drill = Drill.create(incident, seed, backend)
+    actions = parse_text("\n".join(lines), name, {f.id for f in incident.faults})
+    play(drill, actions)
+    return drill
+
+
+def measured_run(incident: Incident, seed: int, backend: str, lines: list[str], name: str) -> Outcome:
+    drill = play_lines(incident, seed, backend, lines, name)
+    try:
+        return measure(drill, incident.scoring.paging_target)
+    finally:
+        drill.close()
+
+
+def par_and_floor(incident: Incident, seed: int, backend: str) -> tuple[Outcome, Outcome]:
+    from drill.saves_dir import saves_dir
+
+    key = f"{incident.id}-{incident_fingerprint(incident)[:16]}-s{seed}-{backend}-e{ENGINE_VERSION}"
+    path = saves_dir() / "cache" / "par" / f"{key}.json"
+    if path.exists():
+        try:
+            data = json.loads(path.read_text())
+            return Outcome(**data["par"]), Outcome(**data["floor"])
+        except (ValueError, KeyError, TypeError):
+            pass  # a stale or damaged cache entry is recomputed
+    par = measured_run(incident, seed, backend, list(incident.reference), "reference")
+    floor = measured_run(incident, seed, backend, [], "nobody")
+    _write_atomic(path, {"par": par.to_json(), "floor": floor.to_json()})
+    return par, floor
+
+
+def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome, clock) -> Score:
+    par, floor = par_and_floor(incident, seed, backend)
+    return build_score(
+        mine,
+        par,
+        floor,
+        weights=dict(incident.scoring.weights),
+        night_length=incident.night.length,
+        job_gpus=incident.learner_job.gpus,
+        clock=clock,
+    )
+
+
+def score_drill(drill: Drill) -> Score:
+    mine = measure(drill, drill.incident.scoring.paging_target)
+    return score_outcome(drill.incident, drill.seed, drill.backend, mine, drill.world.clock.label)
+
+
+def _write_atomic(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle, sort_keys=True)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
