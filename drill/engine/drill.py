@@ -140,9 +140,11 @@ class Drill:
     # -- reading ----------------------------------------------------------------------------
 
     def events(self) -> list[Event]:
+        """What happened since the last call, as a screen may show it: the world's own records
+        of which fault fired, or whose work an action harmed, stay out."""
         new = self.world.timeline[self._cursor :]
         self._cursor = len(self.world.timeline)
-        return new
+        return [event for event in new if not event.data.get("hidden")]
 
     def snapshot(self) -> Snapshot:
         return build_snapshot(self)

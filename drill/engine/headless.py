@@ -56,6 +56,8 @@ def play(drill: Drill, actions: list[TimedAction]) -> list[Skipped]:
     for action in actions:
         start = max(resolve_time(drill, action, previous_end), drill.now)
         if start >= drill.night_end or drill.over:
+            # Time only moves forward: nothing after a line past the end can play either.
+            drill.advance_to(drill.night_end)
             skipped.append(Skipped(action.line, action.text, "the night was over"))
             continue
         drill.advance_to(start)

@@ -76,7 +76,8 @@ def parse_line(raw: str, path: str, number: int, fault_ids: set[str] | None = No
     try:
         parse(TEMPLATE.sub("x", text))
     except Reject as exc:
-        raise ActionsFileError(path, number, indent + len(when) + 1, str(exc)) from None
+        col = indent + stripped.index(text, len(when))
+        raise ActionsFileError(path, number, col, str(exc)) from None
     return TimedAction(number, when, text)
 
 

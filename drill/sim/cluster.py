@@ -14,7 +14,7 @@ from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
 
 SCHEDULABLE = "up"
-NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare")
+NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare", "joining")
 
 # Xid codes as operators triage them: these usually point at the application.
 APP_XIDS = {13: "Graphics Engine Exception", 31: "GPU memory page fault", 43: "GPU stopped processing"}
@@ -75,7 +75,7 @@ class Node:
 
     @property
     def in_service(self) -> bool:
-        return self.state != "spare"
+        return self.state not in ("spare", "joining")
 
 
 class Cluster:

@@ -184,6 +184,9 @@ class FaultSchedule:
         """A rank stops inside a collective: everyone else waits for it until the timeout."""
         world = self.world
         attempt = job.current
+        if attempt is not None and job.training and not attempt.training:
+            attempt.stall_on_start = rank  # the rank hangs as soon as training begins
+            return
         if attempt is None or not job.training or not attempt.training or attempt.stall_wake:
             return
         attempt.stall_wake = world.env.event()

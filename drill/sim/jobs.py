@@ -36,6 +36,7 @@ class Attempt:
     training: bool = False  # past start-up, rendezvous and checkpoint load
     preempting: bool = False  # SIGTERM received; no more steps
     writing: Any = None  # the checkpoint write in flight, if any
+    stall_on_start: int | None = None  # a rank that hung before training began
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
 

@@ -92,6 +92,7 @@ def _reboot_done(world: World, node: Node, marked: bool):
 
 def swap(world: World, node: Node, spare: Node) -> str:
     _note_healthy(world, node, "swapped out")
+    spare.state = "joining"  # promised to this swap: no other swap can take it
     victims = kill_work_on(world, node, f"node {node.name} taken out for repair")
     world.set_node_state(node, "down", f"swapped out for repair; {spare.name} replaces it")
     node.responsive = False
@@ -106,8 +107,9 @@ def _swap_done(world: World, node: Node, spare: Node):
     spare.leaf = node.leaf
     spare.responsive = True
     spare.last_heartbeat = world.now
-    world.cluster.islands[spare.island].append(spare.name)
-    if node.leaf:
+    if spare.name not in world.cluster.islands[spare.island]:
+        world.cluster.islands[spare.island].append(spare.name)
+    if node.leaf and spare.name not in world.cluster.leaves[node.leaf][1]:
         world.cluster.leaves[node.leaf][1].append(spare.name)
     world.set_node_state(spare, "up", f"replaced {node.name}")
 

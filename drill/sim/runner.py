@@ -62,6 +62,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
     world.log(job, None, f"rendezvous complete, world size {job.world}; resumed from {where}")
     world.emit("job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step)
+    if attempt.stall_on_start is not None:
+        world.faults.stall(job, attempt.stall_on_start)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
         if attempt.ended or attempt.preempting:

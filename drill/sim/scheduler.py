@@ -91,8 +91,11 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
             shadow_time, reserved, head = reservation
             ends_in_time = now + job.time_limit <= shadow_time
             if not ends_in_time and reserved & {n for n, _ in placement}:
-                decisions.append(Decision(job, None, f"priority: behind {head.name}"))
-                continue
+                outside = {n: g for n, g in current_free(job).items() if n not in reserved}
+                placement = place(cluster, job, outside)
+                if placement is None:
+                    decisions.append(Decision(job, None, f"priority: behind {head.name}"))
+                    continue
         if placement is not None:
             for node, gpus in placement:
                 taken.setdefault(node, set()).update(gpus)

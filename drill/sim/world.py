@@ -205,6 +205,8 @@ class World:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
             job.attempts.append(attempt)
         attempt.start = self.env.now
+        if job.name in self.logs:
+            self.logs[job.name].silent_from.clear()  # new processes, new logs
         attempt.nodes = [node for node, _ in placement]
         attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement

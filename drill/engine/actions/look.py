@@ -17,8 +17,7 @@ def status(ctx: Context, args: list[str]) -> str:
     nodes = world.cluster.in_service()
     by_state: dict[str, int] = {}
     for node in nodes:
-        state = node.state if node.responsive or node.state == "down" else "up (no heartbeat)"
-        by_state[state] = by_state.get(state, 0) + 1
+        by_state[node.state] = by_state.get(node.state, 0) + 1
     used = sum(len(n.used_gpus()) for n in nodes)
     total = sum(n.gpu_count for n in nodes)
     jobs = list(world.jobs.values())
@@ -89,7 +88,7 @@ def nodes(ctx: Context, args: list[str]) -> str:
         rows.append(
             (
                 node.name,
-                node.state + ("" if node.responsive or node.state == "down" else " (no heartbeat)"),
+                node.state,
                 node.island,
                 node.leaf or "-",
                 f"{len(node.used_gpus())}/{node.gpu_count}",

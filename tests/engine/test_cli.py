@@ -1,0 +1,139 @@
+"""`drill run` end to end in a subprocess: the reference recovers, doing nothing does not, and
+bad input is one located line on stderr with exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.drillkit import DEAD_RANK, REPO
+
+LOCATED = re.compile(r"^drill: .+:\d+:\d+: \S.*$")
+
+
+def drill_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "drill", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_reference_recovers(seed):
+    done = drill_cli("run", "incidents/dead-rank.yaml", "--reference", "--seed", seed, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["recovered"] is True
+    assert data["seed"] == int(seed)
+    assert data["jobs"]["llm-pretrain"]["state"] == "completed"
+    assert all(a["accepted"] for a in data["actions"])
+    assert data["not_played"] == []
+
+
+def test_reference_text_output_says_recovered():
+    done = drill_cli("run", "dead-rank", "--reference")
+    assert done.returncode == 0, done.stderr
+    assert "Recovered." in done.stdout
+    assert "llm-pretrain: completed" in done.stdout
+
+
+def test_empty_actions_file_does_not_recover(tmp_path):
+    empty = tmp_path / "nothing.actions"
+    empty.write_text("# I went back to sleep\n", encoding="utf-8")
+    done = drill_cli("run", "incidents/dead-rank.yaml", "--actions", str(empty), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["recovered"] is False
+    job = data["jobs"]["llm-pretrain"]
+    assert job["state"] in ("failed", "pending", "running")
+    assert job["state"] != "completed"
+    assert data["actions"] == []
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def bad_inputs(tmp_path) -> dict[str, tuple[list[str], str]]:
+    dead = DEAD_RANK.read_text(encoding="utf-8")
+    unknown_key = dead.replace("difficulty: easy\n", "difficulty: easy\ncolour: red\n")
+    assert unknown_key != dead
+    return {
+        "missing incident": (["run", str(tmp_path / "nope.yaml"), "--reference"], "file not found"),
+        "yaml syntax": (
+            [
+                "run",
+                write(tmp_path, "syntax.yaml", "schema: 1\nid: x\ntitle: [unclosed\n"),
+                "--reference",
+            ],
+            "could not parse YAML",
+        ),
+        "unknown key": (
+            ["run", write(tmp_path, "unknown.yaml", unknown_key), "--reference"],
+            "unknown key 'colour'",
+        ),
+        "bad time": (
+            [
+                "run",
+                "incidents/dead-rank.yaml",
+                "--actions",
+                write(tmp_path, "t.actions", "03:99 status\n"),
+            ],
+            "out of range",
+        ),
+        "unknown verb": (
+            [
+                "run",
+                "incidents/dead-rank.yaml",
+                "--actions",
+                write(tmp_path, "v.actions", "# fine\n03:10 statsu\n"),
+            ],
+            "did you mean `status`?",
+        ),
+        "missing actions": (
+            ["run", "incidents/dead-rank.yaml", "--actions", str(tmp_path / "none.actions")],
+            "file not found",
+        ),
+    }
+
+
+CASES = [
+    "missing incident",
+    "yaml syntax",
+    "unknown key",
+    "bad time",
+    "unknown verb",
+    "missing actions",
+]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_located_line_and_exit_2(tmp_path, case):
+    args, words = bad_inputs(tmp_path)[case]
+    done = drill_cli(*args)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert LOCATED.match(lines[0]), lines[0]
+    assert words in lines[0]
+    assert done.stdout == ""
+
+
+def test_located_line_points_at_the_right_place(tmp_path):
+    args, _ = bad_inputs(tmp_path)["unknown verb"]
+    line = drill_cli(*args).stderr.strip()
+    assert line.startswith(f"drill: {tmp_path / 'v.actions'}:2:7: unknown action `statsu`")
+    args, _ = bad_inputs(tmp_path)["unknown key"]
+    line = drill_cli(*args).stderr.strip()
+    assert line.startswith(f"drill: {tmp_path / 'unknown.yaml'}:5:1: unknown key 'colour'")
