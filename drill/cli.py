@@ -25,21 +25,43 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="play a night headless and print what happened")
-    run.add_argument("incident", help="incident YAML file, or the id of a shipped incident")
-    how = run.add_mutually_exclusive_group(required=True)
+    run.add_argument("incident", nargs="?", help="incident YAML file, or the id of a shipped incident")
+    how = run.add_mutually_exclusive_group()
     how.add_argument("--actions", metavar="FILE", help="timed actions, one per line: `03:12 health gpu-a-2`")
     how.add_argument("--reference", action="store_true", help="play the incident's reference solution")
     run.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    _session_options(run)
+    run.add_argument("--resume", metavar="SAVE", help="rebuild a session from its save and carry on")
+    run.add_argument("--pace", type=float, default=0.0, metavar="SECONDS", help="wall-clock pause after each action, to watch it")
 
     play = sub.add_parser("play", help="play an incident (headless until the TUI lands)")
     play.add_argument("incident", nargs="?", default="dead-rank")
     play.add_argument("--seed", type=int)
+    _session_options(play)
+
+    replay = sub.add_parser("replay", help="replay a save headless through the same engine")
+    replay.add_argument("save", help="a .jsonl save")
+    replay.add_argument("--verify", action="store_true", help="exit 1 at the first action or score that differs")
+    replay.add_argument("--json", action="store_true")
+    replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
+    replay.add_argument("--saves-dir", metavar="DIR", help="where caches live (default ./saves)")
 
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("paths", nargs="*", help="files or folders (default: the shipped incidents)")
     return parser
+
+
+def _session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=["inprocess", "sim"],
+        default="inprocess",
+        help="inprocess: the real torch replica (default); sim: the simulation only, no torch",
+    )
+    parser.add_argument("--save", metavar="PATH", help="write the save here (default: a new file in saves/)")
+    parser.add_argument("--saves-dir", metavar="DIR", help="where saves and caches go (default ./saves, or $DRILL_SAVES_DIR)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,6 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     command = args.command or "play"
     if args.command is None:
         args = parser.parse_args(["play"])
+    if getattr(args, "saves_dir", None):
+        from drill.saves_dir import set_saves_dir
+
+        set_saves_dir(args.saves_dir)
     try:
         from drill.commands import run_command
 

@@ -10,12 +10,19 @@ from drill.incident.errors import IncidentError
 
 def run_command(name: str, args: argparse.Namespace) -> int:
     from drill.cli import UserError
-    from drill.commands import listing, run
+    from drill.commands import listing, replay, run
+    from drill.saves import SaveError
 
-    handlers = {"run": run.run, "play": run.play, "list": listing.list_incidents}
+    handlers = {
+        "run": run.run,
+        "play": run.play,
+        "list": listing.list_incidents,
+        "replay": replay.replay,
+    }
     try:
         return handlers[name](args)
-    except IncidentError as exc:
+    except (IncidentError, ActionsFileError, SaveError) as exc:
         raise UserError(str(exc)) from None
-    except ActionsFileError as exc:
+    except ValueError as exc:
+        # The replica's config checks speak plain English already.
         raise UserError(str(exc)) from None

@@ -24,3 +24,14 @@ def resolve_incident(name: str) -> LoadedIncident:
 
 def shipped_incident_files() -> list[Path]:
     return sorted(p for p in incidents_dir().glob("*.yaml"))
+
+
+def resolve_saved_incident(save, override: str | None) -> LoadedIncident:
+    """The incident a save was made from: the given one, the path in the header, or the shipped
+    incident with the header's id, in that order."""
+    if override:
+        return resolve_incident(override)
+    saved_path = Path(str(save.header.get("incident_path", "")))
+    if saved_path.is_file():
+        return load_incident(saved_path)
+    return resolve_incident(str(save.header["incident_id"]))

@@ -1,48 +1,89 @@
-"""`drill run`: a whole night headless. `drill play` uses it until the TUI lands."""
+"""`drill run`: a whole night headless, saved as it goes. `drill play` uses it until the TUI."""
 
 from __future__ import annotations
 
 import argparse
+import time
 
-from drill.cli import print_json
-from drill.commands.resolve import resolve_incident
+from drill.cli import UserError, print_json
+from drill.commands.resolve import resolve_incident, resolve_saved_incident
 from drill.engine import timed
 from drill.engine.account import account, render_text
-from drill.engine.drill import Drill
 from drill.engine.headless import play as play_actions
+from drill.saves import read_save
+from drill.session import Session, check_incident
 
 
 def run(args: argparse.Namespace) -> int:
-    loaded = resolve_incident(args.incident)
+    save = read_save(args.resume) if args.resume else None
+    if save is not None:
+        loaded = resolve_saved_incident(save, args.incident)
+        check_incident(save, loaded)
+        seed, backend = save.seed, save.backend
+        if args.seed is not None and args.seed != seed:
+            raise UserError(f"{args.resume}: this save is seed {seed}; drop --seed or use {seed}")
+    else:
+        if not args.incident:
+            raise UserError("name an incident (a file, or the id of a shipped one), or --resume a save")
+        loaded = resolve_incident(args.incident)
+        seed = args.seed if args.seed is not None else loaded.incident.seeds[0]
+        backend = args.backend
     incident = loaded.incident
     fault_ids = {f.id for f in incident.faults}
     if args.reference:
-        text = "\n".join(incident.reference)
-        actions = timed.parse_text(text, f"{loaded.path} (reference)", fault_ids)
-    else:
+        actions = timed.parse_text("\n".join(incident.reference), f"{loaded.path} (reference)", fault_ids)
+    elif args.actions:
         actions = timed.load_file(args.actions, fault_ids)
-    seed = args.seed if args.seed is not None else incident.seeds[0]
-    drill = Drill(incident, seed)
-    skipped = play_actions(drill, actions)
-    data = account(drill, skipped)
-    if args.json:
-        print_json(data)
     else:
-        print(render_text(drill, data))
+        actions = []
+    if save is not None:
+        session = Session(*_resumed(loaded, save, backend))
+        session.replay(save, verify=False)
+        actions = actions[len(save.actions) :]  # those already played are in the save
+    else:
+        session = Session.start(loaded, seed, backend, args.save)
+    try:
+        pace = args.pace
+
+        def on_result(result) -> None:
+            session.record(result)
+            if pace:
+                time.sleep(pace)  # wall-clock pacing only; the night does not notice
+
+        skipped = play_actions(session.drill, actions, on_result=on_result, finish_night=False)
+        score = session.finish()
+        data = account(session.drill, skipped)
+        report = session.drill.replica_report()
+        if report is not None:
+            data["replica"] = report.to_json()
+        data["score"] = score.to_json()
+        data["save"] = str(session.save_path)
+        if args.json:
+            print_json(data)
+        else:
+            print(render_text(session.drill, data))
+    finally:
+        session.close()
     return 0
+
+
+def _resumed(loaded, save, backend):
+    from drill.engine.drill import Drill
+    from drill.saves import SaveWriter
+
+    drill = Drill.create(loaded.incident, save.seed, backend)
+    return drill, loaded, SaveWriter.reopen(save)
 
 
 def play(args: argparse.Namespace) -> int:
     loaded = resolve_incident(args.incident)
     incident = loaded.incident
-    seed = args.seed if args.seed is not None else incident.seeds[0]
     print(incident.title)
     print(incident.briefing.strip())
     print()
     print("The playable screen is not built yet; here is the night played by its reference solution.")
     print()
-    actions = timed.parse_text("\n".join(incident.reference), loaded.path, {f.id for f in incident.faults})
-    drill = Drill(incident, seed)
-    skipped = play_actions(drill, actions)
-    print(render_text(drill, account(drill, skipped)))
-    return 0
+    args.reference, args.actions, args.resume, args.json, args.pace = True, None, None, False, 0.0
+    args.backend = getattr(args, "backend", "inprocess")
+    args.save = getattr(args, "save", None)
+    return run(args)

@@ -96,4 +96,21 @@ def render_text(drill: Drill, data: dict[str, Any]) -> str:
             lines.append(f"  {event['clock']} {event['text'][:140]}")
     lines.append("")
     lines.append(f"Night length {format_duration(data['end_time'])} of sim time.")
+    replica = data.get("replica")
+    if replica:
+        loss = replica["final_loss"]
+        base = replica["baseline_loss"]
+        lines.append(
+            f"Replica: step {replica['final_step']}, loss {loss:.4f} against the undisturbed run's"
+            f" {base:.4f}, weights {replica['match']}."
+            if loss is not None and base is not None
+            else f"Replica: step {replica['final_step']}, no loss to compare."
+        )
+    score = data.get("score")
+    if score:
+        lines += ["", f"Score {score['total']:.0f}/100, grade {score['grade']}:"]
+        for part in score["components"]:
+            lines.append(f"  {part['name']:<17} {part['points']:5.1f}/{part['weight']:<4.0f} {part['why']}")
+    if data.get("save"):
+        lines += ["", f"Saved to {data['save']}"]
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from drill.engine.actions.errors import Reject
@@ -49,8 +50,27 @@ def resolve_text(drill: Drill, text: str) -> str:
     return TEMPLATE.sub(fill, text)
 
 
-def play(drill: Drill, actions: list[TimedAction]) -> list[Skipped]:
-    """Each action starts at its stated time, or when the previous one ends if that is later."""
+def act_line(drill: Drill, text: str) -> ActionResult:
+    """Fill in `{fault.ID.FIELD}` names, then act. A name that cannot be filled in yet is a
+    rejection like any other: recorded, no time spent."""
+    try:
+        resolved = resolve_text(drill, text)
+    except Reject as rejection:
+        result = ActionResult(drill.now, drill.now, text.strip(), False, str(rejection))
+        drill.actions.append(result)
+        return result
+    return drill.act(resolved)
+
+
+def play(
+    drill: Drill,
+    actions: list[TimedAction],
+    on_result: Callable[[ActionResult], None] | None = None,
+    finish_night: bool = True,
+) -> list[Skipped]:
+    """Each action starts at its stated time, or when the previous one ends if that is later.
+    `on_result` sees every action's result as it happens (a save writer, a pacing sleep)."""
+    record = on_result or (lambda result: None)
     skipped: list[Skipped] = []
     previous_end = 0.0
     for action in actions:
@@ -64,12 +84,9 @@ def play(drill: Drill, actions: list[TimedAction]) -> list[Skipped]:
         if drill.over:
             skipped.append(Skipped(action.line, action.text, "the night was over"))
             continue
-        try:
-            text = resolve_text(drill, action.text)
-        except Reject as rejection:
-            drill.actions.append(ActionResult(drill.now, drill.now, action.text, False, str(rejection)))
-            previous_end = drill.now
-            continue
-        previous_end = drill.act(text).end
-    drill.play_out()
+        result = act_line(drill, action.text)
+        record(result)
+        previous_end = result.end
+    if finish_night:
+        drill.play_out()
     return skipped
