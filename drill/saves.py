@@ -74,6 +74,8 @@ class SaveWriter:
 
     @classmethod
     def start(cls, path, *, incident_id, incident_sha256, incident_path, seed, backend) -> SaveWriter:
+        if Path(path).exists() and Path(path).stat().st_size > 0:
+            raise SaveError(str(path), 1, "a save already exists here; carry it on with --resume, or pick another path")
         header = {
             "format": FORMAT,
             "drill_version": __version__,

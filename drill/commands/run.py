@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
 from drill.cli import UserError, print_json
@@ -57,10 +58,12 @@ def run(args: argparse.Namespace) -> int:
         if report is not None:
             data["replica"] = report.to_json()
         data["score"] = score.to_json()
-        data["save"] = str(session.save_path)
         if args.json:
             print_json(data)
+            # Not in the JSON: the account is the night's, identical wherever it is saved.
+            print(f"drill: saved to {session.save_path}", file=sys.stderr)
         else:
+            data["save"] = str(session.save_path)
             print(render_text(session.drill, data))
     finally:
         session.close()
