@@ -47,6 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
     replay.add_argument("--saves-dir", metavar="DIR", help="where caches live (default ./saves)")
 
+    validate = sub.add_parser("validate", help="check incident files; one located line per problem")
+    validate.add_argument("paths", nargs="+", help="incident files or folders")
+
+    schema = sub.add_parser("schema", help="print the incident JSON Schema")
+    schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE")
+
+    new = sub.add_parser("new", help="write a commented starter incident that validates")
+    new.add_argument("name", help="the new incident's id, like disk-fills-twice")
+    new.add_argument("--from", dest="source", metavar="INCIDENT", help="start from this incident instead")
+    new.add_argument("-o", "--output", metavar="FILE", help="where to write it (default NAME.yaml)")
+
+    test = sub.add_parser("test", help="play each incident's reference and graded runbooks and check them")
+    test.add_argument("paths", nargs="*", help="incident files or folders (default: the shipped ones)")
+    test.add_argument("--backend", choices=["inprocess", "sim"], default="inprocess")
+    test.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("paths", nargs="*", help="files or folders (default: the shipped incidents)")

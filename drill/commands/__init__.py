@@ -10,7 +10,7 @@ from drill.incident.errors import IncidentError
 
 def run_command(name: str, args: argparse.Namespace) -> int:
     from drill.cli import UserError
-    from drill.commands import listing, replay, run
+    from drill.commands import authoring, listing, replay, run, testing
     from drill.saves import SaveError
 
     handlers = {
@@ -18,6 +18,10 @@ def run_command(name: str, args: argparse.Namespace) -> int:
         "play": run.play,
         "list": listing.list_incidents,
         "replay": replay.replay,
+        "validate": authoring.validate,
+        "schema": authoring.schema,
+        "new": authoring.new,
+        "test": testing.run_tests,
     }
     try:
         return handlers[name](args)

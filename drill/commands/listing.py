@@ -17,7 +17,7 @@ def incident_files(paths: list[str]) -> list[Path]:
     for item in paths:
         path = Path(item)
         if path.is_dir():
-            files += sorted(path.glob("*.yaml"))
+            files += sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml"))
         else:
             files.append(path)
     return files

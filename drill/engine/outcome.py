@@ -26,6 +26,9 @@ class Outcome:
     target_steps: int
     steps_recomputed: int
     gpu_hours_wasted: float
+    # Steps the job still owes at the end of the night, and what they cost in GPU hours.
+    steps_behind: int = 0
+    gpu_hours_behind: float = 0.0
     match: str | None = None  # bitexact, close, diverged; None without the replica
     rel_l2: float | None = None
     final_loss: float | None = None
@@ -63,6 +66,8 @@ def measure(drill: Drill, paging_target: float) -> Outcome:
         target_steps=job.steps,
         steps_recomputed=job.steps_recomputed,
         gpu_hours_wasted=round(_gpu_hours_wasted(drill), 3),
+        steps_behind=_steps_behind(drill),
+        gpu_hours_behind=round(_steps_behind(drill) * job.step_time * job.gpus / 3600.0, 3),
         harms=[text for _, _, text in world.harms],
         surgery=surgery,
         surgery_after_look=after_look,
@@ -133,6 +138,11 @@ def _gpu_hours_wasted(drill: Drill) -> float:
         held += max(0.0, end - attempt.start) * attempt.gpus
     useful = kept_step(drill) * job.step_time * job.gpus
     return max(0.0, held - useful) / 3600.0
+
+
+def _steps_behind(drill: Drill) -> int:
+    job = drill.learner_job
+    return 0 if job.state == COMPLETED else max(0, job.steps - kept_step(drill))
 
 
 def kept_step(drill: Drill) -> int:

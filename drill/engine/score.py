@@ -155,8 +155,12 @@ def _axes(job_gpus: int) -> dict[str, Axis]:
             explain=_why_time,
         ),
         "work_lost": Axis(
-            figure=lambda o: {"steps_recomputed": o.steps_recomputed, "gpu_hours": o.gpu_hours_wasted},
-            goodness=lambda o, n: -o.gpu_hours_wasted,
+            figure=lambda o: {
+                "steps_recomputed": o.steps_recomputed,
+                "steps_behind": o.steps_behind,
+                "gpu_hours": round(o.gpu_hours_wasted + o.gpu_hours_behind, 3),
+            },
+            goodness=lambda o, n: -(o.gpu_hours_wasted + o.gpu_hours_behind),
             scale=max(1.0, job_gpus * 0.25),
             explain=_why_work,
         ),
@@ -201,11 +205,15 @@ def _why_time(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
 
 
 def _why_work(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    return (
+    lost = mine.gpu_hours_wasted + mine.gpu_hours_behind
+    ref = par.gpu_hours_wasted + par.gpu_hours_behind
+    text = (
         f"{mine.steps_recomputed} steps were trained twice and {mine.gpu_hours_wasted:.1f} GPU hours went to"
-        f" hung gangs, failed start-ups and repeated work (reference: {par.gpu_hours_wasted:.1f})."
-        " Checkpoint cadence and a fast diagnosis keep this down."
+        " hung gangs, failed start-ups and repeated work."
     )
+    if mine.steps_behind:
+        text += f" The job still owed {mine.steps_behind} steps ({mine.gpu_hours_behind:.1f} GPU hours) at the end."
+    return text + f" In all {lost:.1f} GPU hours lost; the reference lost {ref:.1f}."
 
 
 def _why_integrity(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:

@@ -1,0 +1,100 @@
+"""The instructor's commands: validate, schema, new."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+from drill.cli import UserError
+from drill.commands.listing import incident_files
+from drill.commands.resolve import resolve_incident
+from drill.engine.static_check import check
+from drill.incident.errors import IncidentError, Problem, sorted_unique
+from drill.incident.loader import load_incident
+from drill.incident.models import Incident
+from drill.incident.starter import STARTER
+
+SCHEMA_ID = "3am-drill-incident"
+
+
+def validate(args: argparse.Namespace) -> int:
+    files = incident_files(args.paths)
+    if not files:
+        raise UserError("no incident files found there; give .yaml files or folders holding them")
+    problems: list[Problem] = []
+    for path in files:
+        try:
+            loaded = load_incident(path)
+        except IncidentError as exc:
+            problems += exc.problems
+            continue
+        problems += check(loaded)
+    for problem in sorted_unique(problems):
+        print(problem, file=sys.stderr)
+    if problems:
+        return 2
+    print(f"{len(files)} incident{'s' if len(files) != 1 else ''} valid")
+    return 0
+
+
+def incident_schema() -> dict:
+    schema = Incident.model_json_schema(by_alias=True)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": "3am Drill incident",
+        "description": "One incident for 3am Drill. See incidents/README.md for every field.",
+        **{k: v for k, v in schema.items() if k != "title"},
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(incident_schema(), indent=2, sort_keys=True) + "\n"
+
+
+def schema(args: argparse.Namespace) -> int:
+    text = schema_text()
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def new(args: argparse.Namespace) -> int:
+    name = args.name
+    if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", name):
+        raise UserError(f"{name!r} is not an incident id; use lower case letters, digits and -, like disk-fills-twice")
+    target = Path(args.output) if args.output else Path(f"{name}.yaml")
+    if target.exists():
+        raise UserError(f"{target} already exists; pick another name or -o PATH")
+    schema_ref = _schema_path_for(target)
+    if args.source:
+        source = resolve_incident(args.source)
+        text = Path(source.path).read_text(encoding="utf-8")
+        text, count = re.subn(r"(?m)^id:\s*\S+\s*$", f"id: {name}", text, count=1)
+        if not count:
+            raise UserError(f"{source.path} has no top-level `id:` line to rename")
+        text = re.sub(r"(?m)^# yaml-language-server: \$schema=.*\n", "", text)
+        text = f"# yaml-language-server: $schema={schema_ref}\n" + text
+    else:
+        text = STARTER.format(id=name, schema=schema_ref)
+    target.write_text(text, encoding="utf-8")
+    print(f"wrote {target}; check it with `drill validate {target}`")
+    return 0
+
+
+def _schema_path_for(target: Path) -> str:
+    """A relative path from the new file to the shipped schema, when it is inside the repo."""
+    from drill.cli import INCIDENTS_DIR
+
+    schema_file = INCIDENTS_DIR / "schema.json"
+    try:
+        return os.path.relpath(schema_file, target.resolve().parent)
+    except ValueError:
+        return str(schema_file)

@@ -1,0 +1,121 @@
+"""Checks of an incident that need the action language: reference and graded runbook lines must
+parse, and the nodes, jobs and volumes they name must exist. Also the pre-shift plan's ranges.
+
+Lives in the engine because the incident layer must not import it; `drill validate` runs both.
+"""
+
+from __future__ import annotations
+
+from drill.engine.actions.catalog import VERBS
+from drill.engine.timed import TEMPLATE, ActionsFileError, parse_line
+from drill.incident.clock import NightClock
+from drill.incident.errors import Problem
+from drill.incident.loader import LoadedIncident, cluster_names
+
+NODE_FIRST = {"cordon", "uncordon", "drain", "reboot", "swap", "health"}
+JOB_FIRST = {
+    "status", "logs", "cancel", "requeue", "restart", "hold", "release", "priority",
+    "ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set",
+}  # fmt: skip
+VOLUME_FIRST = {"df", "quota"}
+PLAN_DEFAULTS = {
+    "ckpt-every": lambda c: c.every,
+    "ckpt-keep": lambda c: c.keep,
+    "ckpt-on-sigterm": lambda c: "yes" if c.on_sigterm else "no",
+    "verify-on-resume": lambda c: "yes" if c.verify_on_resume else "no",
+}
+
+
+def check(loaded: LoadedIncident) -> list[Problem]:
+    incident = loaded.incident
+    doc = loaded.doc
+    problems: list[Problem] = []
+    fault_ids = {f.id for f in incident.faults}
+    nodes, _, _ = cluster_names(incident)
+    jobs = {j.name for j in incident.jobs}
+    volumes = {v.name for v in incident.storage}
+    clock = NightClock(incident.night.start)
+    for index, hint in enumerate(incident.hints):
+        if hint.after >= incident.night.length:
+            problems.append(doc.problem(("hints", index, "after"), "this hint unlocks after the night ends; make it earlier"))
+    books = [(("reference",), incident.reference)]
+    books += [(("runbooks", i, "actions"), r.actions) for i, r in enumerate(incident.runbooks)]
+    for base, lines in books:
+        for index, line in enumerate(lines):
+            loc = (*base, index)
+            try:
+                action = parse_line(line, loaded.path, 1, fault_ids)
+            except ActionsFileError as exc:
+                problems.append(doc.problem(loc, f"{exc.message}"))
+                continue
+            if action is None:
+                continue
+            base_time = action.when.split("+")[0]
+            absolute = base_time and ":" in base_time and "{" not in base_time
+            if absolute and clock.from_clock(base_time) >= incident.night.length:
+                problems.append(doc.problem(loc, f"{base_time} is after the night ends; act before {clock.label(incident.night.length)}"))
+            for message in _names(action.text, nodes, jobs, volumes):
+                problems.append(doc.problem(loc, message))
+    for name in ("reference",):
+        if not getattr(incident, name):
+            problems.append(doc.problem((), "the incident has no `reference:` solution; `drill test` needs one to set par"))
+    problems += _plan_ranges(loaded)
+    for spec_index, volume_name in _job_volumes(incident):
+        if volume_name not in volumes:
+            problems.append(
+                doc.problem(("jobs", spec_index, "checkpoint", "volume"), f"no volume named {volume_name!r} under `storage:`")
+            )
+    return problems
+
+
+def _names(text: str, nodes: set[str], jobs: set[str], volumes: set[str]) -> list[str]:
+    words = TEMPLATE.sub("{template}", text).split()
+    head = words[0].lower()
+    verb = f"{head} {words[1].lower()}" if head == "ckpt" and len(words) > 1 else head
+    if verb not in VERBS:
+        return []
+    args = words[2:] if verb.startswith("ckpt ") else words[1:]
+    problems = []
+
+    def known(word: str, pool: set[str], kind: str) -> None:
+        if word != "{template}" and word not in pool:
+            problems.append(f"`{text}` names {kind} {word!r}, which does not exist; valid: {', '.join(sorted(pool)[:5])}")
+
+    if args:
+        if verb in NODE_FIRST:
+            known(args[0], nodes, "node")
+        elif verb in JOB_FIRST:
+            known(args[0], jobs, "job")
+        elif verb in VOLUME_FIRST and (verb == "quota" or args):
+            known(args[0], volumes, "volume")
+    if verb == "restart" and "--exclude" in args:
+        value = args[args.index("--exclude") + 1] if args.index("--exclude") + 1 < len(args) else ""
+        for name in filter(None, value.split(",")):
+            known(name, nodes, "node")
+    return problems
+
+
+def _plan_ranges(loaded: LoadedIncident) -> list[Problem]:
+    incident = loaded.incident
+    plan = incident.plan
+    if plan is None:
+        return []
+    problems = []
+    job = next((j for j in incident.jobs if j.name == plan.job), None)
+    if job is None:
+        return [loaded.doc.problem(("plan", "job"), f"no job named {plan.job!r}; the plan must name one of the jobs")]
+    for key, choice in plan.choices.items():
+        default = PLAN_DEFAULTS[key](job.checkpoint)
+        loc = ("plan", "choices", key)
+        if choice.allowed is not None:
+            if default not in choice.allowed:
+                problems.append(loaded.doc.problem(loc, f"the job's default for {key} is {default!r}, which `allowed` excludes; include it"))
+        elif not (choice.min or 1) <= int(default) <= (choice.max or 10**9):
+            problems.append(
+                loaded.doc.problem(loc, f"the job's default for {key} is {default}, outside {choice.min} to {choice.max}; widen the range")
+            )
+    return problems
+
+
+def _job_volumes(incident) -> list[tuple[int, str]]:
+    return [(i, j.checkpoint.volume) for i, j in enumerate(incident.jobs) if j.checkpoint.volume]
