@@ -237,3 +237,25 @@ def default_save_path(incident_id: str, seed: int) -> Path:
     while (folder / f"{incident_id}-seed{seed}-{n:03d}.jsonl").exists():
         n += 1
     return folder / f"{incident_id}-seed{seed}-{n:03d}.jsonl"
+
+
+def best_scores(folder: Path | None = None) -> dict[str, float]:
+    """The best finished score per incident id among the saves in a folder (unreadable saves
+    are skipped: a picker must open even when one save is damaged)."""
+    from drill.saves_dir import saves_dir
+
+    folder = folder or saves_dir()
+    best: dict[str, float] = {}
+    if not folder.is_dir():
+        return best
+    for path in sorted(folder.glob("*.jsonl")):
+        try:
+            save = read_save(path)
+        except SaveError:
+            continue
+        if save.score is None:
+            continue
+        total = float(save.score.get("total", 0.0))
+        incident_id = str(save.header["incident_id"])
+        best[incident_id] = max(best.get(incident_id, 0.0), total)
+    return best

@@ -154,6 +154,12 @@ class Drill:
         report = getattr(self.training, "report", None)
         return report(self.learner_job.step) if report else None
 
+    def baseline_losses(self) -> list[float]:
+        """The undisturbed run's loss curve, for drawing behind the live one; empty without
+        the replica. Slow the first time (it may train the baseline): call it off the UI thread."""
+        losses = getattr(self.training, "baseline_losses", None)
+        return losses() if losses else []
+
     def finish(self):
         """End the night: the Score, measured against the reference's and nobody's runs."""
         from drill.engine.par import score_drill

@@ -33,14 +33,22 @@ def play_lines(incident: Incident, seed: int, backend: str, lines: list[str], na
 
 
 def measured_run(incident: Incident, seed: int, backend: str, lines: list[str], name: str) -> Outcome:
+    return _measured(incident, seed, backend, lines, name)[0]
+
+
+def _measured(incident, seed, backend, lines, name) -> tuple[Outcome, list[dict]]:
     drill = play_lines(incident, seed, backend, lines, name)
     try:
-        return measure(drill, incident.scoring.paging_target)
+        actions = [
+            {"time": a.time, "clock": drill.clock(a.time), "text": a.text, "accepted": a.accepted}
+            for a in drill.actions
+        ]
+        return measure(drill, incident.scoring.paging_target), actions
     finally:
         drill.close()
 
 
-def par_and_floor(incident: Incident, seed: int, backend: str) -> tuple[Outcome, Outcome]:
+def _cached(incident: Incident, seed: int, backend: str) -> dict:
     from drill.saves_dir import saves_dir
 
     key = f"{incident.id}-{incident_fingerprint(incident)[:16]}-s{seed}-{backend}-e{ENGINE_VERSION}"
@@ -48,13 +56,26 @@ def par_and_floor(incident: Incident, seed: int, backend: str) -> tuple[Outcome,
     if path.exists():
         try:
             data = json.loads(path.read_text())
-            return Outcome(**data["par"]), Outcome(**data["floor"])
+            Outcome(**data["par"]), Outcome(**data["floor"])  # still the shape this code reads
+            if isinstance(data.get("reference_actions"), list):
+                return data
         except (ValueError, KeyError, TypeError):
             pass  # a stale or damaged cache entry is recomputed
-    par = measured_run(incident, seed, backend, list(incident.reference), "reference")
+    par, actions = _measured(incident, seed, backend, list(incident.reference), "reference")
     floor = measured_run(incident, seed, backend, [], "nobody")
-    _write_atomic(path, {"par": par.to_json(), "floor": floor.to_json()})
-    return par, floor
+    data = {"par": par.to_json(), "floor": floor.to_json(), "reference_actions": actions}
+    _write_atomic(path, data)
+    return data
+
+
+def par_and_floor(incident: Incident, seed: int, backend: str) -> tuple[Outcome, Outcome]:
+    data = _cached(incident, seed, backend)
+    return Outcome(**data["par"]), Outcome(**data["floor"])
+
+
+def reference_actions(incident: Incident, seed: int, backend: str) -> list[dict]:
+    """The reference solution's actions as the engine played them: time, clock, text."""
+    return list(_cached(incident, seed, backend)["reference_actions"])
 
 
 def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome, clock) -> Score:

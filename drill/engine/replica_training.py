@@ -188,5 +188,18 @@ class ReplicaTraining:
             rel_l2=rel,
         )
 
+    def baseline_losses(self) -> list[float]:
+        """The undisturbed run's loss per step (trained once, then cached on disk)."""
+        from replica.baseline import load_or_train_baseline
+
+        baseline = load_or_train_baseline(
+            self.config,
+            world_size=self.config.ranks,
+            steps=self.steps,
+            keep_steps=range(self.steps + 1),
+            cache_dir=self.cache_dir,
+        )
+        return list(baseline.losses)
+
     def close(self) -> None:
         shutil.rmtree(self.run_dir, ignore_errors=True)
