@@ -1,0 +1,67 @@
+"""Write the golden saves: every shipped incident's reference and graded runbooks at its first
+seed, played by the real CLI with the in-process replica. Run from the repo root after a change
+that is meant to change a night:
+
+    .venv/bin/python tests/golden/regenerate.py
+
+then look at the diff of tests/golden/ before committing it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent
+
+
+def runbooks(incident_path: Path) -> list[tuple[str, list[str]]]:
+    sys.path.insert(0, str(REPO))
+    from drill.incident.loader import load_incident
+
+    incident = load_incident(incident_path).incident
+    return [("reference", list(incident.reference))] + [
+        (r.name, list(r.actions)) for r in incident.runbooks
+    ]
+
+
+def main() -> int:
+    for old in GOLDEN.glob("*.jsonl"):
+        old.unlink()
+    for incident_path in sorted((REPO / "incidents").glob("*.yaml")):
+        relative = incident_path.relative_to(REPO)
+        for name, lines in runbooks(incident_path):
+            save = GOLDEN / f"{incident_path.stem}--{name}.jsonl"
+            with tempfile.NamedTemporaryFile("w", suffix=".actions", delete=False) as handle:
+                handle.write("\n".join(lines) + "\n")
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "drill",
+                    "run",
+                    str(relative),
+                    "--actions",
+                    handle.name,
+                    "--save",
+                    str(save),
+                    "--json",
+                ],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            Path(handle.name).unlink()
+            if done.returncode != 0:
+                print(done.stderr, file=sys.stderr)
+                return 1
+            print(f"wrote {save.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
