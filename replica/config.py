@@ -34,7 +34,7 @@ CONFIG_SCHEMA = 1
 class ReplicaConfig:
     """Everything that decides the numbers a run produces."""
 
-    layers: int = 2
+    layers: int = 1
     width: int = 32
     heads: int = 2
     context: int = 32
@@ -56,7 +56,9 @@ class ReplicaConfig:
             else:
                 ok = isinstance(value, int) and not isinstance(value, bool)
             if not ok:
-                raise ValueError(f"replica config field {f.name!r} must be a {f.type}, got {value!r}")
+                raise ValueError(
+                    f"replica config field {f.name!r} must be a {f.type}, got {value!r}"
+                )
             if f.type == "float":
                 # 1 and 1.0 must hash the same: store floats as floats.
                 object.__setattr__(self, f.name, float(value))

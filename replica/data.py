@@ -21,7 +21,9 @@ IGNORE_INDEX = -100
 def shard_bounds(global_batch: int, rank: int, world: int) -> tuple[int, int]:
     """[start, stop) of rank `rank`'s contiguous shard of a global batch."""
     if world < 1 or global_batch % world:
-        raise ValueError(f"world size {world} must be positive and divide global batch {global_batch}")
+        raise ValueError(
+            f"world size {world} must be positive and divide global batch {global_batch}"
+        )
     if not 0 <= rank < world:
         raise ValueError(f"rank {rank} is outside a world of {world}")
     size = global_batch // world
@@ -38,14 +40,15 @@ def sample_range(
     """
     if step < 0:
         raise ValueError(f"step must not be negative, got {step}")
-    toks: list[list[int]] = []
-    masks: list[list[bool]] = []
+    length = config.context + 1
+    toks = bytearray()
+    flags = bytearray()
     for i in range(start, stop):
-        t, m = sample(config.seed, step, i, config.context + 1, config.max_digits)
-        toks.append(t)
-        masks.append(m)
-    seq = torch.tensor(toks, dtype=torch.long)
-    scored = torch.tensor(masks, dtype=torch.bool)
+        t, m = sample(config.seed, step, i, length, config.max_digits)
+        toks += t
+        flags += m
+    seq = torch.frombuffer(toks, dtype=torch.uint8).view(stop - start, length).long()
+    scored = torch.frombuffer(flags, dtype=torch.bool).view(stop - start, length)
     targets = seq[:, 1:].masked_fill(~scored[:, 1:], IGNORE_INDEX)
     return seq[:, :-1].contiguous(), targets
 

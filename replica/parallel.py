@@ -21,22 +21,32 @@ from torch import nn
 
 def micro_batch_size(global_batch: int, configured_ranks: int, world: int) -> int:
     if world < 1 or global_batch % world:
-        raise ValueError(f"world size {world} must be positive and divide global batch {global_batch}")
+        raise ValueError(
+            f"world size {world} must be positive and divide global batch {global_batch}"
+        )
     return math.gcd(global_batch // world, global_batch // configured_ranks)
 
 
 def rank_backward(
-    model: nn.Module, inputs: torch.Tensor, targets: torch.Tensor, micro: int
+    model: nn.Module,
+    params: list[torch.Tensor],
+    inputs: torch.Tensor,
+    targets: torch.Tensor,
+    micro: int,
 ) -> float:
     """Forward/backward of one rank's shard; returns the rank's mean loss.
 
+    `params` is list(model.parameters()), passed in because walking the module tree on every
+    call costs more than the arithmetic it guards at this model size.
     Expects every `.grad` to be None on entry. On return `.grad` holds the mean of the
     micro-batch gradients (autograd sums them in micro-batch order, then one division), which
     is this rank's contribution to the all-reduce.
     """
     n = inputs.shape[0] // micro
     if n * micro != inputs.shape[0]:
-        raise ValueError(f"shard of {inputs.shape[0]} samples does not split into micro-batches of {micro}")
+        raise ValueError(
+            f"shard of {inputs.shape[0]} samples does not split into micro-batches of {micro}"
+        )
     total = 0.0
     for i in range(n):
         sl = slice(i * micro, (i + 1) * micro)
@@ -45,13 +55,13 @@ def rank_backward(
         total += loss.item()
     if n > 1:
         with torch.no_grad():
-            torch._foreach_div_(_grads(model), float(n))
+            torch._foreach_div_(_grads(params), float(n))
     return total / n
 
 
-def _grads(model: nn.Module) -> list[torch.Tensor]:
+def _grads(params: list[torch.Tensor]) -> list[torch.Tensor]:
     out = []
-    for p in model.parameters():
+    for p in params:
         if p.grad is None:
             # A parameter the shard did not touch contributes zeros, as it would in a real
             # all-reduce.
@@ -60,15 +70,17 @@ def _grads(model: nn.Module) -> list[torch.Tensor]:
     return out
 
 
-def take_rank_grads(model: nn.Module) -> list[torch.Tensor]:
-    """Detach the rank's gradients from the model (so the next rank starts from None)."""
-    grads = _grads(model)
-    for p in model.parameters():
+def take_rank_grads(params: list[torch.Tensor]) -> list[torch.Tensor]:
+    """Detach the rank's gradients from the parameters (so the next rank starts from None)."""
+    grads = _grads(params)
+    for p in params:
         p.grad = None
     return grads
 
 
-def accumulate_rank_grads(acc: list[torch.Tensor] | None, grads: list[torch.Tensor]) -> list[torch.Tensor]:
+def accumulate_rank_grads(
+    acc: list[torch.Tensor] | None, grads: list[torch.Tensor]
+) -> list[torch.Tensor]:
     """Add one rank's gradients into the running sum, in rank order."""
     if acc is None:
         return grads
@@ -77,7 +89,7 @@ def accumulate_rank_grads(acc: list[torch.Tensor] | None, grads: list[torch.Tens
     return acc
 
 
-def finish_mean(model: nn.Module, summed: list[torch.Tensor], world: int) -> None:
+def finish_mean(params: list[torch.Tensor], summed: list[torch.Tensor], world: int) -> None:
     """Divide the rank-ordered sum by the world size and hand it to the optimizer via `.grad`.
 
     This is what an all-reduce-mean does: sum over ranks, then one division. Summing in rank
@@ -87,5 +99,5 @@ def finish_mean(model: nn.Module, summed: list[torch.Tensor], world: int) -> Non
     if world > 1:
         with torch.no_grad():
             torch._foreach_div_(summed, float(world))
-    for p, g in zip(model.parameters(), summed, strict=True):
+    for p, g in zip(params, summed, strict=True):
         p.grad = g

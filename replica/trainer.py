@@ -29,8 +29,18 @@ from replica.errors import ConfigMismatchError
 from replica.model import TinyGPT, build_model
 
 STATE_FORMAT = 1
-_STATE_KEYS = ("format", "config", "config_hash", "step", "data_cursor", "world_size", "model",
-               "optimizer", "rng", "losses")
+_STATE_KEYS = (
+    "format",
+    "config",
+    "config_hash",
+    "step",
+    "data_cursor",
+    "world_size",
+    "model",
+    "optimizer",
+    "rng",
+    "losses",
+)
 
 
 def make_optimizer(model: TinyGPT, config: ReplicaConfig) -> torch.optim.AdamW:
@@ -51,8 +61,11 @@ class Trainer:
         self.config = config
         self.world_size = config.ranks if world_size is None else int(world_size)
         # Validates that the world divides the global batch.
-        self.micro_batch = parallel.micro_batch_size(config.global_batch, config.ranks, self.world_size)
+        self.micro_batch = parallel.micro_batch_size(
+            config.global_batch, config.ranks, self.world_size
+        )
         self.model = build_model(config)
+        self._params = list(self.model.parameters())
         self.optimizer = make_optimizer(self.model, config)
         self.step = 0
         self.losses: list[tuple[int, float]] = []
@@ -72,16 +85,16 @@ class Trainer:
         inputs, targets = global_batch(self.config, self.step)
         summed: list[torch.Tensor] | None = None
         loss_sum = 0.0
-        for p in self.model.parameters():
+        for p in self._params:
             p.grad = None
         for rank in range(self.world_size):
             start, stop = shard_bounds(self.config.global_batch, rank, self.world_size)
             loss_sum += parallel.rank_backward(
-                self.model, inputs[start:stop], targets[start:stop], self.micro_batch
+                self.model, self._params, inputs[start:stop], targets[start:stop], self.micro_batch
             )
-            summed = parallel.accumulate_rank_grads(summed, parallel.take_rank_grads(self.model))
+            summed = parallel.accumulate_rank_grads(summed, parallel.take_rank_grads(self._params))
         assert summed is not None
-        parallel.finish_mean(self.model, summed, self.world_size)
+        parallel.finish_mean(self._params, summed, self.world_size)
         self.optimizer.step()
         self.step += 1
         loss = loss_sum / self.world_size
@@ -124,7 +137,9 @@ class Trainer:
         A different world size is allowed: same samples, different float summation order.
         """
         if not isinstance(state, dict):
-            raise ConfigMismatchError(f"not a replica state: expected a dict, got {type(state).__name__}")
+            raise ConfigMismatchError(
+                f"not a replica state: expected a dict, got {type(state).__name__}"
+            )
         missing = [k for k in _STATE_KEYS if k not in state]
         if missing:
             raise ConfigMismatchError(f"not a replica state: missing {', '.join(missing)}")
@@ -137,7 +152,9 @@ class Trainer:
             )
         step = state["step"]
         if not isinstance(step, int) or step < 0 or state["data_cursor"].get("next_batch") != step:
-            raise ConfigMismatchError(f"inconsistent step {step!r} and data cursor {state['data_cursor']!r}")
+            raise ConfigMismatchError(
+                f"inconsistent step {step!r} and data cursor {state['data_cursor']!r}"
+            )
         own = self.model.state_dict()
         model_state = state["model"]
         if set(model_state) != set(own) or any(
@@ -148,11 +165,13 @@ class Trainer:
         self.model.load_state_dict(model_state)
         self.optimizer = make_optimizer(self.model, self.config)
         if load_optimizer:
-            self.optimizer.load_state_dict(state["optimizer"])
+            # A copy: torch's optimizer adopts the given tensors as its live state, and
+            # training would then mutate the caller's dict (a second load would differ).
+            self.optimizer.load_state_dict(_clone_tree(state["optimizer"]))
         torch.set_rng_state(state["rng"]["torch_cpu"])
         self.step = step
         self.losses = [(int(s), float(v)) for s, v in state["losses"] if s <= step]
-        for p in self.model.parameters():
+        for p in self._params:
             p.grad = None
 
 
