@@ -63,6 +63,17 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--backend", choices=["inprocess", "sim"], default="inprocess")
     test.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
 
+    runbook = sub.add_parser("runbook", help="write your runbook (Markdown) from one or more saves")
+    runbook.add_argument("saves", nargs="+", help="saves to build it from; several merge into one runbook")
+    runbook.add_argument("-o", "--output", metavar="FILE.md", help="write here instead of stdout")
+    runbook.add_argument("--edit", action="store_true", help="open $EDITOR on the scaffold first")
+    runbook.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+
+    report = sub.add_parser("report", help="write the night as one self-contained HTML page")
+    report.add_argument("save", help="a .jsonl save")
+    report.add_argument("-o", "--output", metavar="FILE.html", help="write here instead of stdout")
+    report.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("paths", nargs="*", help="files or folders (default: the shipped incidents)")

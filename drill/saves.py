@@ -147,8 +147,9 @@ def read_save(path: str | Path) -> Save:
             save = Save(shown, _check_header(shown, record))
             continue
         assert save is not None
-        if save.score is not None:
-            raise SaveError(shown, number, "a line after the final score; the save was edited or two saves were joined")
+        if save.score is not None and kind != "text":
+            # The debrief writes the learner's texts after the score; nothing else comes later.
+            raise SaveError(shown, number, "an action after the final score; the save was edited or two saves were joined")
         if kind == "action":
             save.actions.append(_action(shown, number, record, len(save.actions) + 1))
         elif kind == "text":

@@ -10,7 +10,7 @@ from drill.incident.errors import IncidentError
 
 def run_command(name: str, args: argparse.Namespace) -> int:
     from drill.cli import UserError
-    from drill.commands import authoring, listing, replay, run, testing
+    from drill.commands import authoring, exports, listing, replay, run, testing
     from drill.saves import SaveError
 
     handlers = {
@@ -22,6 +22,8 @@ def run_command(name: str, args: argparse.Namespace) -> int:
         "schema": authoring.schema,
         "new": authoring.new,
         "test": testing.run_tests,
+        "runbook": exports.runbook,
+        "report": exports.report,
     }
     try:
         return handlers[name](args)

@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
-from pathlib import Path
 
 from drill import ENGINE_VERSION
+from drill.atomic_file import write_text_atomic
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.outcome import Outcome, measure
@@ -64,7 +62,7 @@ def _cached(incident: Incident, seed: int, backend: str) -> dict:
     par, actions = _measured(incident, seed, backend, list(incident.reference), "reference")
     floor = measured_run(incident, seed, backend, [], "nobody")
     data = {"par": par.to_json(), "floor": floor.to_json(), "reference_actions": actions}
-    _write_atomic(path, data)
+    write_text_atomic(path, json.dumps(data, sort_keys=True))
     return data
 
 
@@ -94,13 +92,3 @@ def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome, cl
 def score_drill(drill: Drill) -> Score:
     mine = measure(drill, drill.incident.scoring.paging_target)
     return score_outcome(drill.incident, drill.seed, drill.backend, mine, drill.world.clock.label)
-
-
-def _write_atomic(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)

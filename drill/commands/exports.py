@@ -1,0 +1,32 @@
+"""`drill runbook SAVE... [-o FILE.md] [--edit]` and `drill report SAVE [-o FILE.html]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from drill.cli import UserError
+
+
+def runbook(args: argparse.Namespace) -> int:
+    from drill.runbook import write_runbook
+
+    if args.edit and not sys.stdin.isatty():
+        raise UserError("--edit needs a terminal for $EDITOR; write to a file with -o instead")
+    text = write_runbook(args.saves, args.output, edit=args.edit)
+    if args.output:
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    from drill.report import write_report
+
+    page = write_report(args.save, args.output)
+    if args.output:
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(page)
+    return 0

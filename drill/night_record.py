@@ -1,0 +1,54 @@
+"""A finished (or abandoned) night rebuilt from its save, for the runbook and the report.
+
+The save holds the actions and the final score; the signals, state changes and loss curve come
+from replaying those actions through the same engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from drill.commands.resolve import resolve_saved_incident
+from drill.engine.drill import Drill
+from drill.engine.headless import act_line
+from drill.incident.loader import LoadedIncident
+from drill.saves import Save, read_save
+from drill.session import check_incident
+
+
+@dataclass
+class NightRecord:
+    save: Save
+    loaded: LoadedIncident
+    drill: Drill
+    finished: bool  # the save has a final score
+    score: dict[str, Any] | None
+    losses: list[tuple[int, float]] = field(default_factory=list)
+    baseline: list[float] = field(default_factory=list)
+
+    @property
+    def incident(self):
+        return self.loaded.incident
+
+    def close(self) -> None:
+        self.drill.close()
+
+
+def rebuild(path: str, *, backend: str | None = None, incident: str | None = None) -> NightRecord:
+    """Replay a save. `backend` "sim" skips the replica (fast: timelines only)."""
+    save = read_save(path)
+    loaded = resolve_saved_incident(save, incident)
+    check_incident(save, loaded)
+    chosen = backend or save.backend
+    drill = Drill.create(loaded.incident, save.seed, chosen)
+    for saved in save.actions:
+        drill.advance_to(saved.time)
+        act_line(drill, saved.text)
+    if save.score is not None:
+        drill.play_out()
+    record = NightRecord(save, loaded, drill, save.score is not None, save.score)
+    record.losses = list(drill.world.losses.get(loaded.incident.learner_job.name, []))
+    if chosen != "sim":
+        record.baseline = drill.baseline_losses()
+    return record

@@ -1,0 +1,240 @@
+"""The learner's runbook: Queue, Health, Checkpoint, and What you do at 3am, scaffolded from
+the nights they played and carrying their own words. Several saves merge into one document."""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from drill.atomic_file import write_text_atomic
+from drill.incident.units import format_duration, format_size
+from drill.night_record import NightRecord, rebuild
+from drill.sim.checkpointing import checkpoint_size
+
+SECTIONS = (
+    ("queue", "Queue"),
+    ("health", "Health"),
+    ("checkpoint", "Checkpoint"),
+    ("3am", "What you do at 3am"),
+)
+SECTION_VERBS = {
+    "queue": {"queue", "status", "restart", "requeue", "cancel", "hold", "release", "priority"},
+    "health": {"health", "logs", "nodes", "cordon", "uncordon", "drain", "reboot", "swap"},
+    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
+    "3am": {"ack", "note", "hint", "wait", "help"},
+}
+# What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
+SIGNALS = (
+    ("no training progress", "A rank stopped. The others wait in the collective until its timeout, so the first sign is silence."),
+    ("Watchdog caught collective operation timeout", "The collective timed out: one rank never joined. Find which one and why before restarting."),
+    ("not responding", "The node stopped sending heartbeats. Its jobs fail as node failures and requeue elsewhere if they can."),
+    ("full", "The volume is filling. The next checkpoint write may fail, and a non-atomic one leaves a torn file."),
+    ("preempted", "Higher-priority work took the GPUs: SIGTERM, a grace window, then SIGKILL."),
+    ("step time", "The job is running slow: one straggler sets the pace for every rank."),
+    ("quota", "The storage team answered a quota request."),
+)  # fmt: skip
+
+
+@dataclass
+class CadenceAdvice:
+    write_seconds: float
+    mtbf_seconds: float | None
+    job_nodes: int
+    young_seconds: float | None
+    chosen_steps: int
+    chosen_seconds: float
+    step_time: float
+    keep: int
+    size: int
+
+    def lines(self) -> list[str]:
+        out = [
+            f"- One checkpoint is {format_size(self.size)} and takes about {format_duration(self.write_seconds)} to write.",
+        ]
+        if self.young_seconds is None or self.mtbf_seconds is None:
+            out.append("- This incident states no mean time between failures, so Young's formula has nothing to work with.")
+        else:
+            node_mtbf = self.mtbf_seconds * self.job_nodes
+            out += [
+                f"- The job spans {self.job_nodes} node(s); at {format_duration(node_mtbf)} between failures per node,"
+                f" it sees one failure every {format_duration(self.mtbf_seconds)} on average.",
+                f"- Young's formula: interval = sqrt(2 x {self.write_seconds:.0f}s write x {self.mtbf_seconds:.0f}s between failures)"
+                f" = {self.young_seconds:.0f}s, about {format_duration(self.young_seconds)}"
+                f" or every {max(1, round(self.young_seconds / self.step_time))} steps at {self.step_time:.0f}s a step.",
+            ]
+        out += [
+            f"- You chose every {self.chosen_steps} steps, about {format_duration(self.chosen_seconds)}. A failure costs on average"
+            f" half an interval of recomputed work ({format_duration(self.chosen_seconds / 2)}) plus the restart;"
+            f" checkpointing costs {self.write_seconds / max(self.chosen_seconds, 1):.0%} of training time in writes"
+            f" and {format_size(self.keep * self.size)} of storage for {self.keep} kept.",
+        ]
+        return out
+
+
+def cadence(record: NightRecord) -> CadenceAdvice:
+    incident = record.incident
+    world = record.drill.world
+    job = world.jobs[incident.learner_job.name]
+    spec = incident.learner_job
+    policy = world.policy[job.name]
+    size = checkpoint_size(world, job)
+    volume = world.volumes.get(policy.volume) if policy.volume else None
+    write = size / volume.spec.write_bandwidth if volume else policy.write_time
+    nodes = max(1, math.ceil(spec.gpus / incident.cluster.gpus_per_node))
+    node_mtbf = incident.cluster.mtbf
+    job_mtbf = node_mtbf / nodes if node_mtbf else None
+    young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
+    chosen = _planned(record, "ckpt-every", spec.checkpoint.every)
+    keep = _planned(record, "ckpt-keep", spec.checkpoint.keep)
+    return CadenceAdvice(write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size)
+
+
+def _planned(record: NightRecord, key: str, default: int) -> int:
+    value = default
+    for action in record.save.actions:
+        words = action.text.split()
+        if action.accepted and action.time == 0 and len(words) == 4 and words[0] == "set" and words[2] == key:
+            value = int(words[3])
+    return value
+
+
+def section_for(verb: str) -> str:
+    for key, verbs in SECTION_VERBS.items():
+        if verb in verbs:
+            return key
+    return "3am"
+
+
+def _verb(text: str) -> str:
+    words = text.split()
+    if not words:
+        return ""
+    return f"{words[0]} {words[1]}" if words[0] == "ckpt" and len(words) > 1 else words[0]
+
+
+def night_heading(record: NightRecord) -> str:
+    score = record.score
+    result = f"score {score['total']:.0f}, grade {score['grade']}" if score else "the night did not finish"
+    return f"{record.incident.title} (seed {record.save.seed}, {result})"
+
+
+def build_markdown(records: list[NightRecord]) -> str:
+    out = ["# Cluster runbook", ""]
+    out.append(
+        "Built from the nights you played in 3am Drill: what fired, what it meant, what worked, and"
+        " what the score said to do differently. Your own words are kept under each section."
+    )
+    out.append("")
+    for key, title in SECTIONS:
+        out += [f"## {title}", ""]
+        for record in records:
+            out += [f"### {night_heading(record)}", ""]
+            out += _section(record, key)
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _section(record: NightRecord, key: str) -> list[str]:
+    lines: list[str] = []
+    clock = record.drill.clock
+    if key == "3am":
+        lines += ["Signals that fired and what they meant:"]
+        seen = set()
+        for alert in record.drill.world.pager.alerts:
+            meaning = next((m for pattern, m in SIGNALS if pattern in alert.text), None)
+            if meaning is None and not alert.noise:
+                meaning = "Read it, then look before acting."
+            if alert.noise:
+                meaning = "It looked alarming, but it was not the cause tonight."
+            if (alert.text, meaning) in seen:
+                continue
+            seen.add((alert.text, meaning))
+            lines.append(f"- {clock(alert.time)} {alert.text}: {meaning}")
+        if len(lines) == 1:
+            lines.append("- No pages fired.")
+        lines.append("")
+    if key == "checkpoint":
+        advice = cadence(record)
+        lines += advice.lines()
+        work = _component(record, "work_lost")
+        if work is not None:
+            rewarded = work["points"] >= 0.9 * work["weight"] if work["weight"] else True
+            verdict = "rewarded" if rewarded else "did not reward"
+            lines.append(f"- The night {verdict} your choice: {work['why']}")
+        lines.append("")
+    worked = [a for a in record.save.actions if a.accepted and section_for(_verb(a.text)) == key]
+    if worked:
+        lines.append("What you did, in order:")
+        lines += [f"1. `{a.text}` at {clock(a.time)}" for a in worked]
+        lines.append("")
+    advice_lines = _differently(record, key)
+    if advice_lines:
+        lines.append("What the score says to do differently:")
+        lines += [f"- {text}" for text in advice_lines]
+        lines.append("")
+    own = record.save.texts.get(f"runbook.{key}", "").strip()
+    lines.append("Your notes:")
+    lines.append(own if own else "_(nothing written yet)_")
+    if key == "3am":
+        notes = [a.text[5:] for a in record.save.actions if a.accepted and a.text.startswith("note ")]
+        if notes:
+            lines += ["", "Notes you wrote during the night:"] + [f"- {n}" for n in notes]
+    return lines
+
+
+COMPONENT_SECTION = {
+    "recovered": "queue",
+    "time_to_recovery": "3am",
+    "work_lost": "checkpoint",
+    "integrity": "checkpoint",
+    "collateral": "queue",
+    "discipline": "health",
+}
+
+
+def _component(record: NightRecord, name: str) -> dict | None:
+    if not record.score:
+        return None
+    return next((c for c in record.score["components"] if c["name"] == name), None)
+
+
+def _differently(record: NightRecord, key: str) -> list[str]:
+    if not record.score:
+        return ["The night did not finish, so there is no score to learn from yet."] if key == "3am" else []
+    out = []
+    for component in record.score["components"]:
+        if COMPONENT_SECTION.get(component["name"]) != key or not component["weight"]:
+            continue
+        if component["points"] < component["weight"] * 0.9:
+            out.append(f"{component['name'].replace('_', ' ')}: {component['why']}")
+    return out
+
+
+def write_runbook(save_paths: list[str], out_path: str | None = None, *, edit: bool = False) -> str:
+    records = [rebuild(path, backend="sim") for path in save_paths]
+    try:
+        text = build_markdown(records)
+    finally:
+        for record in records:
+            record.close()
+    if edit:
+        text = _edit(text)
+    if out_path:
+        write_text_atomic(out_path, text)
+    return text
+
+
+def _edit(text: str) -> str:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as handle:
+        handle.write(text)
+    try:
+        subprocess.run([*shlex.split(editor), handle.name], check=False)
+        with open(handle.name, encoding="utf-8") as edited:
+            return edited.read()
+    finally:
+        os.unlink(handle.name)

@@ -1,0 +1,94 @@
+"""`drill runbook`: four sections, numbers from the night, Young's formula with its inputs, the
+learner's own words, and several nights merged into one document."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from drill.saves import SaveWriter, read_save
+
+REPO = Path(__file__).resolve().parents[2]
+EM_DASH = "\u2014"
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "drill", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def saves(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("nights")
+    out = {}
+    for incident in ("dead-rank", "full-disk"):
+        path = folder / f"{incident}.jsonl"
+        done = cli("run", incident, "--reference", "--backend", "sim", "--save", str(path))
+        assert done.returncode == 0, done.stderr
+        out[incident] = path
+    writer = SaveWriter.reopen(read_save(out["dead-rank"]))
+    writer.text(
+        "runbook.health", "Run health on every node of a hung job before touching any of them."
+    )
+    writer.close()
+    return out
+
+
+def test_four_sections_with_numbers_and_own_words(saves):
+    done = cli("runbook", str(saves["dead-rank"]))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for heading in ("## Queue", "## Health", "## Checkpoint", "## What you do at 3am"):
+        assert heading in text
+    assert "Young's formula: interval = sqrt(2 x 45s write x" in text
+    assert "1000h on average" in text  # 2000h per node over the job's two nodes
+    assert "You chose every 50 steps" in text
+    assert "Run health on every node of a hung job" in text
+    assert "no training progress" in text  # the page that fired, with what it meant
+    assert "`health gpu-a-" in text
+    assert EM_DASH not in text
+
+
+def test_merge_several_nights_and_write_a_file(saves, tmp_path):
+    out = tmp_path / "runbook.md"
+    done = cli("runbook", str(saves["dead-rank"]), str(saves["full-disk"]), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.count("### A GPU falls off the bus") == 4
+    assert text.count("### The checkpoint volume fills up") == 4
+    assert "980.0GB" in text  # full-disk checkpoint size: 70B parameters x 14 bytes
+    assert EM_DASH not in text
+
+
+def test_an_abandoned_night_still_exports(tmp_path):
+    path = tmp_path / "abandoned.jsonl"
+    actions = tmp_path / "a.actions"
+    actions.write_text("03:05 status\n")
+    assert (
+        cli(
+            "run", "dead-rank", "--actions", str(actions), "--backend", "sim", "--save", str(path)
+        ).returncode
+        == 0
+    )
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(line for line in lines if '"type": "score"' not in line) + "\n")
+    done = cli("runbook", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "the night did not finish" in done.stdout
+
+
+def test_a_broken_save_is_a_located_error(tmp_path):
+    path = tmp_path / "broken.jsonl"
+    path.write_text("not json\n")
+    done = cli("runbook", str(path))
+    assert done.returncode == 2
+    assert f"{path}:1:" in done.stderr and "Traceback" not in done.stderr
