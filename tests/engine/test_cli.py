@@ -26,6 +26,7 @@ def drill_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", ["1", "2"])
 def test_reference_recovers(seed):
     done = drill_cli("run", "incidents/dead-rank.yaml", "--reference", "--seed", seed, "--json")
@@ -34,10 +35,15 @@ def test_reference_recovers(seed):
     assert data["recovered"] is True
     assert data["seed"] == int(seed)
     assert data["jobs"]["llm-pretrain"]["state"] == "completed"
+    # The real replica trained every step and resumed exactly: it matches the undisturbed run.
+    assert data["replica"]["match"] == "bitexact"
+    assert data["replica"]["final_step"] == 300
+    assert data["replica"]["checkpoints_loaded"] >= 1
     assert all(a["accepted"] for a in data["actions"])
     assert data["not_played"] == []
 
 
+@pytest.mark.slow
 def test_reference_text_output_says_recovered():
     done = drill_cli("run", "dead-rank", "--reference")
     assert done.returncode == 0, done.stderr
@@ -45,6 +51,7 @@ def test_reference_text_output_says_recovered():
     assert "llm-pretrain: completed" in done.stdout
 
 
+@pytest.mark.slow
 def test_empty_actions_file_does_not_recover(tmp_path):
     empty = tmp_path / "nothing.actions"
     empty.write_text("# I went back to sleep\n", encoding="utf-8")
@@ -55,6 +62,7 @@ def test_empty_actions_file_does_not_recover(tmp_path):
     job = data["jobs"]["llm-pretrain"]
     assert job["state"] in ("failed", "pending", "running")
     assert job["state"] != "completed"
+    assert data["replica"]["final_step"] < 300
     assert data["actions"] == []
 
 
@@ -136,4 +144,4 @@ def test_located_line_points_at_the_right_place(tmp_path):
     assert line.startswith(f"drill: {tmp_path / 'v.actions'}:2:7: unknown action `statsu`")
     args, _ = bad_inputs(tmp_path)["unknown key"]
     line = drill_cli(*args).stderr.strip()
-    assert line.startswith(f"drill: {tmp_path / 'unknown.yaml'}:5:1: unknown key 'colour'")
+    assert line.startswith(f"drill: {tmp_path / 'unknown.yaml'}:6:1: unknown key 'colour'")

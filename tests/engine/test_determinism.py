@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from drill.engine.account import account
 from drill.engine.drill import Drill
 from drill.engine.headless import play
@@ -27,6 +29,7 @@ def run_cli(*args: str, hashseed: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_hash_seed_does_not_change_the_night():
     args = ("run", "incidents/dead-rank.yaml", "--reference", "--json")
     one = run_cli(*args, hashseed="1")

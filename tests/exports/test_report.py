@@ -14,6 +14,7 @@ import pytest
 from drill.saves import SaveWriter, read_save
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # a real night with the replica, then Chromium
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
