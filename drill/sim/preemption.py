@@ -79,7 +79,12 @@ def _grace_window(world: World, job: Job, attempt, by: Job, grace: float):
     policy = world.policy.get(job.name)
     if attempt.writing is not None:
         # A periodic checkpoint is already being written: it has until SIGKILL to finish.
+        step = attempt.writing.step
         yield world.env.timeout(grace)
+        if attempt.ended:
+            return
+        finished = attempt.writing is None
+        why += f"; checkpoint step {step} {'finished' if finished else 'was still being written at SIGKILL'}"
     elif job.training and policy is not None and policy.on_sigterm and attempt.training:
         saved = yield from checkpointing.write(world, job, attempt, deadline=deadline)
         if attempt.ended:

@@ -1,0 +1,224 @@
+"""Storage as operators meet it: quota versus capacity, shared bandwidth, a lagging `df`,
+atomic versus torn checkpoint writes, `latest` pointing at a torn file, retention, quota asks."""
+
+from __future__ import annotations
+
+import pytest
+
+from drill.engine.drill import Drill
+from drill.incident.models import Volume as VolumeSpec
+from drill.sim.storage import EDQUOT, ENOSPC, Volume, build_volumes
+from tests.drillkit import build, job_spec
+
+TB = 10**12
+
+
+def volume(**fields) -> Volume:
+    spec = {
+        "name": "scratch",
+        "capacity": "10TB",
+        "read_bandwidth": "10GB/s",
+        "write_bandwidth": "4GB/s",
+        **fields,
+    }
+    return build_volumes([VolumeSpec.model_validate(spec)])["scratch"]
+
+
+def test_a_write_that_fits_takes_size_over_bandwidth():
+    plan = volume().plan_write(0.0, "ml", 1 * TB)
+    assert not plan.fails
+    assert plan.duration == pytest.approx(250.0)  # 1TB at 4GB/s
+
+
+def test_bandwidth_is_shared_by_everyone_writing():
+    v = volume(tenants=[{"team": "vision", "rate": "1TB/h"}])
+    v.set_rate(0.0, "vision", 1 * TB / 3600)
+    v.writers = 1  # another checkpoint already in flight
+    plan = v.plan_write(0.0, "ml", 1 * TB)
+    assert plan.duration == pytest.approx(750.0)  # three sharers: 4GB/s becomes 1.33GB/s
+
+
+def test_capacity_runs_out_before_quota():
+    v = volume(used="9.5TB", quotas={"ml": "5TB"})
+    plan = v.plan_write(0.0, "ml", 1 * TB)
+    assert plan.fails and plan.error == ENOSPC
+    assert "No space left on device" in plan.error
+    assert 0.4 < plan.fraction < 0.6  # half a terabyte fitted
+
+
+def test_quota_runs_out_before_capacity():
+    v = volume(used="1TB", quotas={"ml": "1.5TB"})
+    v.add(0.0, "ml", 1 * TB)
+    plan = v.plan_write(0.0, "ml", 1 * TB)
+    assert plan.fails and plan.error == EDQUOT
+    assert "quota" in plan.error.lower()
+
+
+def test_tenants_fill_the_volume_and_stop_when_it_is_full():
+    v = volume(used="9TB")
+    v.set_rate(0.0, "vision", 2 * TB / 3600)
+    v.settle(3600.0)
+    assert v.used() == pytest.approx(10 * TB)
+    assert v.free() == 0
+
+
+def test_df_can_lag_the_truth():
+    incident = build(
+        jobs=[
+            job_spec("train", yours=True, checkpoint={"every": 20, "keep": 3, "volume": "scratch"})
+        ],
+        storage=[
+            {
+                "name": "scratch",
+                "capacity": "100TB",
+                "used": "10TB",
+                "read_bandwidth": "10GB/s",
+                "write_bandwidth": "10GB/s",
+                "df_lag": "10m",
+                "tenants": [{"team": "vision", "rate": "6TB/h", "start": "03:00"}],
+            }
+        ],
+    )
+    d = Drill(incident, 1)
+    d.advance(1800)
+    shown = d.act("df").output
+    row = shown.splitlines()[1].split()
+    assert row[0] == "scratch" and row[-1] == "03:20:00"  # the numbers are ten minutes old
+    shown_used = float(row[2].removesuffix("TB")) * TB
+    truth = d.world.volumes["scratch"].used()
+    assert truth - shown_used == pytest.approx(1 * TB, rel=0.05)  # ten minutes of 6TB/h
+
+
+def night_with_full_disk(atomic: bool, verify: bool = False) -> Drill:
+    incident = build(
+        jobs=[
+            job_spec(
+                "train",
+                yours=True,
+                steps=120,
+                model_params="70B",
+                bytes_per_param=14,
+                retry={"max_restarts": 1, "backoff": "30s"},
+                checkpoint={
+                    "every": 20,
+                    "keep": 5,
+                    "atomic": atomic,
+                    "verify_on_resume": verify,
+                    "volume": "scratch",
+                },
+            )
+        ],
+        storage=[
+            {
+                "name": "scratch",
+                "capacity": "5TB",
+                "used": "2.5TB",
+                "read_bandwidth": "20GB/s",
+                "write_bandwidth": "10GB/s",
+            }
+        ],
+    )
+    d = Drill(incident, 1)
+    d.advance(3600)
+    return d
+
+
+def test_a_failed_atomic_write_keeps_the_previous_checkpoint():
+    d = night_with_full_disk(atomic=True)
+    catalog = d.world.checkpoints["train"]
+    assert [r.step for r in catalog.live()] == [20, 40]  # the third write did not fit
+    assert catalog.latest_step == 40
+    assert all(r.condition == "ok" for r in catalog.live())
+    texts = [e.text for e in d.world.timeline]
+    assert any(
+        "No space left on device" in t and "PytorchStreamWriter failed writing file" in t
+        for t in texts
+    )
+
+
+def test_a_failed_non_atomic_write_leaves_a_torn_file_and_latest_points_at_it():
+    d = night_with_full_disk(atomic=False)
+    catalog = d.world.checkpoints["train"]
+    torn = [r for r in catalog.live() if r.condition == "torn"]
+    assert torn and catalog.latest_step == torn[-1].step
+    # The retry resumes from `latest` and fails the way torch fails on a cut-short zip.
+    texts = " ".join(e.text for e in d.world.timeline)
+    assert "failed to load checkpoint" in texts
+    assert d.learner_job.state == "failed"
+    verdict = d.act(f"ckpt verify train {torn[-1].step}").output
+    assert "FAILED" in verdict
+
+
+def test_retention_keeps_the_newest_k():
+    incident = build(
+        jobs=[
+            job_spec(
+                "train",
+                yours=True,
+                steps=120,
+                checkpoint={"every": 10, "keep": 2, "write_time": "5s"},
+            )
+        ]
+    )
+    d = Drill(incident, 1)
+    d.play_out()
+    assert [r.step for r in d.world.checkpoints["train"].live()] == [100, 110]
+
+
+def test_quota_requests_take_time_and_can_be_refused():
+    def night(answer: str) -> Drill:
+        incident = build(
+            jobs=[
+                job_spec(
+                    "train", yours=True, checkpoint={"every": 20, "keep": 3, "volume": "scratch"}
+                )
+            ],
+            storage=[
+                {
+                    "name": "scratch",
+                    "capacity": "50TB",
+                    "quotas": {"ml": "2TB"},
+                    "read_bandwidth": "10GB/s",
+                    "write_bandwidth": "10GB/s",
+                    "quota_requests": answer,
+                    "quota_response": "15m",
+                    "quota_max_increase": "1TB",
+                }
+            ],
+        )
+        return Drill(incident, 1)
+
+    granted = night("grant")
+    assert granted.act("quota scratch +3TB").accepted
+    assert granted.world.volumes["scratch"].quotas["ml"] == 2 * TB  # nothing yet
+    granted.advance(16 * 60)
+    assert granted.world.volumes["scratch"].quotas["ml"] == 3 * TB  # capped at +1TB
+    assert any("raised" in a.text for a in granted.world.pager.alerts)
+    refused = night("refuse")
+    refused.act("quota scratch +3TB")
+    refused.advance(16 * 60)
+    assert refused.world.volumes["scratch"].quotas["ml"] == 2 * TB
+    assert any("refused" in a.text for a in refused.world.pager.alerts)
+    bad = night("grant").act("quota scratch 3TB")
+    assert not bad.accepted and "+2TB" in bad.output
+
+
+def test_sizes_and_rates_are_parsed_strictly():
+    with pytest.raises(ValueError, match="20TB"):
+        VolumeSpec.model_validate(
+            {
+                "name": "v",
+                "capacity": "20 TBs",
+                "read_bandwidth": "1GB/s",
+                "write_bandwidth": "1GB/s",
+            }
+        )
+    with pytest.raises(ValueError, match="5GB/s"):
+        VolumeSpec.model_validate(
+            {
+                "name": "v",
+                "capacity": "20TB",
+                "read_bandwidth": "5GB per s",
+                "write_bandwidth": "1GB/s",
+            }
+        )
