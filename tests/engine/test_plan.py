@@ -56,7 +56,7 @@ def test_once_the_night_starts_a_set_costs_time():
 def test_the_plan_changes_the_night():
     def checkpoints(lines: list[str]) -> list[int]:
         d = planned()
-        play(d, parse_text("\\n".join(lines), "plan", set()))
+        play(d, parse_text("\n".join(lines), "plan", set()))
         return [r.step for r in d.world.checkpoints["train"].live()]
 
     assert checkpoints([]) == [140, 160, 180]  # every 20, keep 3; the last step writes none
