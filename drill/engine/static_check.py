@@ -6,6 +6,8 @@ Lives in the engine because the incident layer must not import it; `drill valida
 
 from __future__ import annotations
 
+import difflib
+
 from drill.engine.actions.catalog import VERBS
 from drill.engine.timed import TEMPLATE, ActionsFileError, parse_line
 from drill.incident.clock import NightClock
@@ -37,7 +39,12 @@ def check(loaded: LoadedIncident) -> list[Problem]:
     clock = NightClock(incident.night.start)
     for index, hint in enumerate(incident.hints):
         if hint.after >= incident.night.length:
-            problems.append(doc.problem(("hints", index, "after"), "this hint unlocks after the night ends; make it earlier"))
+            problems.append(
+                doc.problem(
+                    ("hints", index, "after"),
+                    "this hint unlocks after the night ends; make it earlier",
+                )
+            )
     books = [(("reference",), incident.reference)]
     books += [(("runbooks", i, "actions"), r.actions) for i, r in enumerate(incident.runbooks)]
     for base, lines in books:
@@ -53,17 +60,33 @@ def check(loaded: LoadedIncident) -> list[Problem]:
             base_time = action.when.split("+")[0]
             absolute = base_time and ":" in base_time and "{" not in base_time
             if absolute and clock.from_clock(base_time) >= incident.night.length:
-                problems.append(doc.problem(loc, f"{base_time} is after the night ends; act before {clock.label(incident.night.length)}"))
+                problems.append(
+                    doc.problem(
+                        loc,
+                        f"{base_time} is after the night ends; act before {clock.label(incident.night.length)}",
+                    )
+                )
             for message in _names(action.text, nodes, jobs, volumes):
                 problems.append(doc.problem(loc, message))
     for name in ("reference",):
         if not getattr(incident, name):
-            problems.append(doc.problem((), "the incident has no `reference:` solution; `drill test` needs one to set par"))
+            problems.append(
+                doc.problem(
+                    (),
+                    "the incident has no `reference:` solution; `drill test` needs one to set par",
+                )
+            )
     problems += _plan_ranges(loaded)
+    problems += _replica_settings(loaded)
     for spec_index, volume_name in _job_volumes(incident):
         if volume_name not in volumes:
             problems.append(
-                doc.problem(("jobs", spec_index, "checkpoint", "volume"), f"no volume named {volume_name!r} under `storage:`")
+                doc.problem(
+                    ("jobs", spec_index, "checkpoint", "volume"),
+                    f"no volume named {volume_name!r} under `storage:`; "
+                    + (f"use one of {', '.join(sorted(volumes))}, " if volumes else "")
+                    + "add it there, or drop `volume:` to use `write_time`",
+                )
             )
     return problems
 
@@ -79,7 +102,13 @@ def _names(text: str, nodes: set[str], jobs: set[str], volumes: set[str]) -> lis
 
     def known(word: str, pool: set[str], kind: str) -> None:
         if word != "{template}" and word not in pool:
-            problems.append(f"`{text}` names {kind} {word!r}, which does not exist; valid: {', '.join(sorted(pool)[:5])}")
+            close = difflib.get_close_matches(word, sorted(pool), n=1, cutoff=0.6)
+            fix = (
+                f"did you mean {close[0]!r}?"
+                if close
+                else f"valid: {', '.join(sorted(pool)[:5]) or 'none'}"
+            )
+            problems.append(f"`{text}` names {kind} {word!r}, which does not exist; {fix}")
 
     if args:
         if verb in NODE_FIRST:
@@ -103,19 +132,58 @@ def _plan_ranges(loaded: LoadedIncident) -> list[Problem]:
     problems = []
     job = next((j for j in incident.jobs if j.name == plan.job), None)
     if job is None:
-        return [loaded.doc.problem(("plan", "job"), f"no job named {plan.job!r}; the plan must name one of the jobs")]
+        return [
+            loaded.doc.problem(
+                ("plan", "job"),
+                f"no job named {plan.job!r}; the plan must name one of the jobs: {', '.join(sorted(j.name for j in incident.jobs))}",
+            )
+        ]
     for key, choice in plan.choices.items():
         default = PLAN_DEFAULTS[key](job.checkpoint)
         loc = ("plan", "choices", key)
         if choice.allowed is not None:
             if default not in choice.allowed:
-                problems.append(loaded.doc.problem(loc, f"the job's default for {key} is {default!r}, which `allowed` excludes; include it"))
+                problems.append(
+                    loaded.doc.problem(
+                        loc,
+                        f"the job's default for {key} is {default!r}, which `allowed` excludes; include it",
+                    )
+                )
         elif not (choice.min or 1) <= int(default) <= (choice.max or 10**9):
             problems.append(
-                loaded.doc.problem(loc, f"the job's default for {key} is {default}, outside {choice.min} to {choice.max}; widen the range")
+                loaded.doc.problem(
+                    loc,
+                    f"the job's default for {key} is {default}, outside {choice.min} to {choice.max}; widen the range",
+                )
             )
     return problems
 
 
 def _job_volumes(incident) -> list[tuple[int, str]]:
     return [(i, j.checkpoint.volume) for i, j in enumerate(incident.jobs) if j.checkpoint.volume]
+
+
+def _replica_settings(loaded: LoadedIncident) -> list[Problem]:
+    """A job's `replica:` block must be a config the replica accepts, or the night fails to start."""
+    from replica.config import ReplicaConfig  # plain dataclasses; torch is not imported
+
+    known = {name for name in ReplicaConfig.__dataclass_fields__}
+    problems = []
+    for index, job in enumerate(loaded.incident.jobs):
+        loc = ("jobs", index, "replica")
+        unknown = [key for key in job.replica if key not in known]
+        for key in unknown:
+            problems.append(
+                loaded.doc.problem(
+                    (*loc, key),
+                    f"unknown replica setting {key!r}; known: {', '.join(sorted(known))}",
+                    at_key=True,
+                )
+            )
+        if unknown:
+            continue
+        try:
+            ReplicaConfig.from_mapping(dict(job.replica))
+        except (ValueError, TypeError) as exc:
+            problems.append(loaded.doc.problem(loc, str(exc)))
+    return problems

@@ -13,7 +13,12 @@ from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.incident.pydantic_errors import allowed_keys_for, problems_from_validation_error
-from drill.incident.yaml_source import LocatedDocument, load_yaml_document, read_source_bytes
+from drill.incident.yaml_source import (
+    LocatedDocument,
+    decode_source,
+    load_yaml_document,
+    read_source_bytes,
+)
 
 
 @dataclass(frozen=True)
@@ -28,12 +33,7 @@ def load_incident(path: str | Path) -> LoadedIncident:
     shown = str(path)
     raw = read_source_bytes(shown, shown)
     sha = hashlib.sha256(raw).hexdigest()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise IncidentError([Problem(shown, line, 1, "not UTF-8 text; save the file as UTF-8")]) from None
-    doc = load_yaml_document(text, shown)
+    doc = load_yaml_document(decode_source(raw, shown), shown)
     try:
         incident = Incident.model_validate(doc.data)
     except ValidationError as exc:
@@ -67,37 +67,64 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
             check_node(("jobs", j, "exclude", n), name)
         gpn = incident.cluster.gpus_per_node
         if job.gpus > gpn and job.gpus % gpn:
-            add(("jobs", j, "gpus"), f"{job.gpus} GPUs do not fill whole nodes of {gpn}; use a multiple of {gpn}")
+            add(
+                ("jobs", j, "gpus"),
+                f"{job.gpus} GPUs do not fill whole nodes of {gpn}; use a multiple of {gpn}",
+            )
         if clock.moment(job.submit_at) >= length:
-            add(("jobs", j, "submit_at"), "this is after the night ends; submit it earlier or make the night longer")
+            add(
+                ("jobs", j, "submit_at"),
+                "this is after the night ends; submit it earlier or make the night longer",
+            )
     for f, fault in enumerate(incident.faults):
         base = ("faults", f)
         target = fault.target
         if target.job and target.job not in jobs:
-            add((*base, "target", "job"), f"no job named {target.job!r}; {_suggest(target.job, jobs)}")
+            add(
+                (*base, "target", "job"),
+                f"no job named {target.job!r}; {_suggest(target.job, jobs)}",
+            )
         if target.node:
             check_node((*base, "target", "node"), target.node)
         if target.leaf and target.leaf not in leaves:
-            add((*base, "target", "leaf"), f"no leaf named {target.leaf!r}; {_suggest(target.leaf, leaves)}")
+            add(
+                (*base, "target", "leaf"),
+                f"no leaf named {target.leaf!r}; {_suggest(target.leaf, leaves)}",
+            )
         if target.island and target.island not in islands:
-            add((*base, "target", "island"), f"no island named {target.island!r}; {_suggest(target.island, islands)}")
+            add(
+                (*base, "target", "island"),
+                f"no island named {target.island!r}; {_suggest(target.island, islands)}",
+            )
         if target.rank is not None and target.job and target.job in jobs:
             width = next(j.gpus for j in incident.jobs if j.name == target.job)
             if target.rank >= width:
-                add((*base, "target", "rank"), f"{target.job} has ranks 0 to {width - 1}")
+                add(
+                    (*base, "target", "rank"),
+                    f"{target.job} has ranks 0 to {width - 1}; pick a rank in that range",
+                )
         if target.select == "count" and target.count is None:
             add((*base, "target"), "select: count needs `count: N`")
         if target.select == "percent" and target.percent is None:
             add((*base, "target"), "select: percent needs `percent: P`")
         if clock.moment(fault.at) + fault.jitter >= length:
-            add((*base, "at"), "this fault can fire after the night ends; move it earlier or shorten the jitter")
+            add(
+                (*base, "at"),
+                "this fault can fire after the night ends; move it earlier or shorten the jitter",
+            )
         if fault.kind == "gpu_xid" and fault.xid is None:
-            add(base, "a gpu_xid fault needs `xid:`, for example 79 (fell off the bus) or 13 (application)")
+            add(
+                base,
+                "a gpu_xid fault needs `xid:`, for example 79 (fell off the bus) or 13 (application)",
+            )
         if fault.kind == "random_failures" and not (fault.mtbf or incident.cluster.mtbf):
             add(base, "random_failures needs `mtbf:` here or in `cluster`")
     for n, noise in enumerate(incident.noise):
         if clock.moment(noise.at) >= length:
-            add(("noise", n, "at"), "this is after the night ends")
+            add(
+                ("noise", n, "at"),
+                "this noise fires after the night ends; move it earlier or make the night longer",
+            )
     return sorted_unique(problems)
 
 

@@ -17,6 +17,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from drill.incident import units
 
@@ -113,6 +114,16 @@ PriorityClass = Literal["low", "normal", "high", "urgent"]
 PRIORITY_RANK = {"low": 0, "normal": 1, "high": 2, "urgent": 3}
 
 
+def located(message: str, *at: str | int) -> PydanticCustomError:
+    """A whole-model error that names where in the file it belongs.
+
+    A model validator's error has the model's own place as its loc, which for the top level is
+    line 1. `at` is the key path, relative to the model, of the value the error is really about
+    (the second job with a used name, say); pydantic_errors puts the problem there.
+    """
+    return PydanticCustomError("located", message, {"at": at})
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -146,8 +157,12 @@ class Island(Strict):
 
 
 class Cluster(Strict):
-    gpus_per_node: int = Field(8, ge=1, le=16)
-    islands: list[Island] = Field(min_length=1, max_length=64)
+    gpus_per_node: int = Field(8, ge=1, le=16, description="GPUs in each node")
+    islands: list[Island] = Field(
+        min_length=1,
+        max_length=64,
+        description="fabric islands; a job that spans nodes must fit inside one island",
+    )
     mtbf: Duration | None = Field(
         None, description="mean time between failures of one node; the debrief uses it for cadence"
     )
@@ -163,13 +178,22 @@ class Cluster(Strict):
 
     @model_validator(mode="after")
     def _unique_islands(self) -> Cluster:
-        names = [island.name for island in self.islands]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"island names must be unique; {dupes[0]!r} appears twice")
+        second = _second_use([island.name for island in self.islands])
+        if second is not None:
+            name = self.islands[second].name
+            raise located(
+                f"island {name!r} is declared twice; give each island its own name",
+                "islands",
+                second,
+                "name",
+            )
         total = sum(i.leaves * i.nodes_per_leaf + i.spares for i in self.islands)
         if total > 4096:
-            raise ValueError(f"the cluster has {total} nodes; at most 4096 are supported")
+            raise located(
+                f"the cluster has {total} nodes; at most 4096 are supported, so use fewer"
+                " leaves, nodes per leaf or spares",
+                "islands",
+            )
         return self
 
 
@@ -225,21 +249,25 @@ ParamCount = Annotated[
 
 
 class Tenant(Strict):
-    team: Name
+    team: Name = Field(description="the team that writes; its usage counts against its quota")
     rate: Rate = Field(description="how fast this tenant writes, like 2TB/h")
     start: Moment = Field(0.0, description="when it starts writing")
     stop: Moment | None = Field(None, description="when it stops (default: never)")
 
 
 class Volume(Strict):
-    name: Name
-    capacity: Size
+    name: Name = Field(description="volume name, used by `df`, `quota` and checkpoint `volume`")
+    capacity: Size = Field(description="total size of the volume, like 12TB")
     used: Size = Field(0, description="space other teams already use when the night starts")
     quotas: dict[Name, Size] = Field(default_factory=dict, description="per-team quota")
     read_bandwidth: Rate = Field(description="shared by everyone reading, like 10GB/s")
     write_bandwidth: Rate = Field(description="shared by everyone writing, like 5GB/s")
     df_lag: Duration = Field(0.0, description="how stale the numbers `df` shows are")
-    tenants: list[Tenant] = Field(default_factory=list, max_length=50)
+    tenants: list[Tenant] = Field(
+        default_factory=list,
+        max_length=50,
+        description="other teams writing to it during the night",
+    )
     quota_requests: Literal["grant", "refuse"] = Field(
         "grant", description="how the storage team answers `quota`"
     )
@@ -248,17 +276,24 @@ class Volume(Strict):
 
 
 class PlanChoice(Strict):
-    min: int | None = Field(None, ge=1, le=100000)
-    max: int | None = Field(None, ge=1, le=100000)
-    allowed: list[Literal["yes", "no"]] | None = None
-    why: str = Field("", max_length=MAX_TEXT, description="what this choice costs, shown in the plan")
+    min: int | None = Field(
+        None, ge=1, le=100000, description="smallest number allowed (ckpt-every, ckpt-keep)"
+    )
+    max: int | None = Field(None, ge=1, le=100000, description="largest number allowed")
+    allowed: list[Literal["yes", "no"]] | None = Field(
+        None,
+        description="answers allowed for a yes or no setting (ckpt-on-sigterm, verify-on-resume)",
+    )
+    why: str = Field(
+        "", max_length=MAX_TEXT, description="what this choice costs, shown in the plan"
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> PlanChoice:
         if self.allowed is None and (self.min is None or self.max is None):
             raise ValueError("a choice needs `min` and `max` (numbers) or `allowed` (yes, no)")
         if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min {self.min} is above max {self.max}")
+            raise ValueError(f"min {self.min} is above max {self.max}; swap them")
         return self
 
 
@@ -267,15 +302,26 @@ PlanKey = Literal["ckpt-every", "ckpt-keep", "ckpt-on-sigterm", "verify-on-resum
 
 class Plan(Strict):
     job: Name = Field(description="the job whose settings the learner chooses before the night")
-    choices: dict[PlanKey, PlanChoice] = Field(default_factory=dict)
+    choices: dict[PlanKey, PlanChoice] = Field(
+        default_factory=dict,
+        description="settings the learner may choose: ckpt-every, ckpt-keep, ckpt-on-sigterm,"
+        " verify-on-resume; each needs the job's own value inside its range",
+    )
 
 
 class JobSpec(Strict):
-    name: Name
-    team: Name = "ml"
+    name: Name = Field(description="job name, used in actions like `status NAME`")
+    team: Name = Field("ml", description="the team that owns the job; storage quotas are per team")
     yours: bool = Field(False, description="the learner's job, the one the score follows")
-    gpus: int = Field(ge=1, le=4096)
-    priority: PriorityClass = "normal"
+    gpus: int = Field(
+        ge=1,
+        le=4096,
+        description="GPUs the job needs at once (a gang); above one node, a multiple of"
+        " gpus_per_node",
+    )
+    priority: PriorityClass = Field(
+        "normal", description="low, normal, high or urgent; a higher class can preempt lower work"
+    )
     steps: int = Field(300, ge=1, le=100000, description="steps to finish the job")
     step_time: Duration = Field(10.0, description="sim time per training step")
     submit_at: Moment = Field(0.0, description="when the job is submitted")
@@ -285,8 +331,10 @@ class JobSpec(Strict):
     collective_timeout: Duration = Field(
         600.0, description="a collective that waits longer than this fails the job"
     )
-    retry: Retry = Retry()
-    checkpoint: CheckpointSettings = CheckpointSettings()
+    retry: Retry = Field(Retry(), description="automatic restarts after a failure")
+    checkpoint: CheckpointSettings = Field(
+        CheckpointSettings(), description="checkpoint cadence, retention and how they are written"
+    )
     model_params: ParamCount = Field(
         7e9, description="parameters of the model this job stands for; sizes its checkpoints"
     )
@@ -301,12 +349,22 @@ class JobSpec(Strict):
 
 class Background(Strict):
     utilization: float = Field(0.5, ge=0, le=1, description="share of GPUs busy at the start")
-    arrivals_per_hour: float = Field(4.0, ge=0, le=1000)
-    teams: list[Name] = Field(default_factory=lambda: ["vision", "speech", "rl", "infra"])
-    sizes: list[int] = Field(default_factory=lambda: [1, 2, 4, 8, 16])
-    min_duration: Duration = 1200.0
-    max_duration: Duration = 10800.0
-    high_priority_share: float = Field(0.0, ge=0, le=1)
+    arrivals_per_hour: float = Field(
+        4.0, ge=0, le=1000, description="new jobs from other teams per hour, on average"
+    )
+    teams: list[Name] = Field(
+        default_factory=lambda: ["vision", "speech", "rl", "infra"],
+        description="teams the background jobs belong to",
+    )
+    sizes: list[int] = Field(
+        default_factory=lambda: [1, 2, 4, 8, 16],
+        description="GPU counts background jobs draw from; the first ones are drawn most often",
+    )
+    min_duration: Duration = Field(1200.0, description="shortest run time of a background job")
+    max_duration: Duration = Field(10800.0, description="longest run time of a background job")
+    high_priority_share: float = Field(
+        0.0, ge=0, le=1, description="share of background jobs submitted as high priority"
+    )
 
 
 FaultKind = Literal[
@@ -323,22 +381,30 @@ FaultKind = Literal[
 
 class Target(Strict):
     job: Name | None = Field(None, description="pick among this job's nodes and ranks")
-    node: Name | None = None
-    rank: int | None = Field(None, ge=0, le=4095)
-    leaf: str | None = None
-    island: str | None = None
-    select: Literal["one", "all", "count", "percent"] = "one"
-    count: int | None = Field(None, ge=1, le=4096)
-    percent: float | None = Field(None, gt=0, le=100)
+    node: Name | None = Field(None, description="this node, like gpu-a-3")
+    rank: int | None = Field(None, ge=0, le=4095, description="with `job`: this rank of the job")
+    leaf: str | None = Field(
+        None, description="pick among the nodes behind this leaf, like leaf-a1"
+    )
+    island: str | None = Field(None, description="pick among the nodes of this island, like a")
+    select: Literal["one", "all", "count", "percent"] = Field(
+        "one", description="how many candidates the seed picks: one, all, count or percent"
+    )
+    count: int | None = Field(None, ge=1, le=4096, description="with select: count, how many")
+    percent: float | None = Field(
+        None, gt=0, le=100, description="with select: percent, what share of the candidates"
+    )
 
 
 class Fault(Strict):
-    id: Name
-    kind: FaultKind
+    id: Name = Field(description="this fault's name; action lines refer to it as {fault.ID.FIELD}")
+    kind: FaultKind = Field(description="what goes wrong; see incidents/README.md for each kind")
     at: Moment = Field(description="when the fault fires")
     jitter: Duration = Field(0.0, description="seeded random delay added to `at`, up to this much")
     duration: Duration | None = Field(None, description="how long it lasts, for transient faults")
-    target: Target = Target()
+    target: Target = Field(
+        Target(), description="where it strikes; the seed picks among candidates"
+    )
     xid: int | None = Field(None, ge=1, le=200, description="the Xid code for gpu_xid")
     slowdown: float = Field(2.0, ge=1.0, le=100.0, description="step time factor for straggler")
     persists_after_reboot: bool | None = Field(
@@ -348,15 +414,17 @@ class Fault(Strict):
 
 
 class Noise(Strict):
-    at: Moment
-    severity: Literal["info", "warning", "critical"] = "warning"
-    source: str = Field(max_length=100)
-    text: Text
+    at: Moment = Field(description="when the alert fires")
+    severity: Literal["info", "warning", "critical"] = Field(
+        "warning", description="info, warning or critical, as the pager shows it"
+    )
+    source: str = Field(max_length=100, description="who raised it, like a node name or scheduler")
+    text: Text = Field(description="the alert text the learner reads")
 
 
 class Hint(Strict):
     after: Duration = Field(0.0, description="the hint unlocks this long after the night starts")
-    text: Text
+    text: Text = Field(description="what `hint` shows")
 
 
 ScoreComponent = Literal[
@@ -368,18 +436,20 @@ class Expectation(Strict):
     """What `drill test` checks when it plays a runbook headless at each test seed."""
 
     recovered: bool | None = Field(None, description="whether the job must end up recovered")
-    score_min: float | None = Field(None, ge=0, le=100)
-    score_max: float | None = Field(None, ge=0, le=100)
+    score_min: float | None = Field(None, ge=0, le=100, description="lowest total score allowed")
+    score_max: float | None = Field(None, ge=0, le=100, description="highest total score allowed")
     loses_in: list[ScoreComponent] = Field(
         default_factory=list, description="components where this runbook must lose points"
     )
 
 
 class GradedRunbook(Strict):
-    name: Name
+    name: Name = Field(description="a short name, shown in `drill test` reports")
     why: Text = Field(description="what is wrong with it, for the debrief")
-    actions: list[Annotated[str, Field(max_length=500)]] = Field(min_length=1, max_length=200)
-    expect: Expectation = Expectation()
+    actions: list[Annotated[str, Field(max_length=500)]] = Field(
+        min_length=1, max_length=200, description="timed action lines, written like the reference"
+    )
+    expect: Expectation = Field(Expectation(), description="what `drill test` checks for it")
 
 
 class Scoring(Strict):
@@ -390,32 +460,58 @@ class Scoring(Strict):
 
 
 class Debrief(Strict):
-    takeaways: list[Text] = Field(default_factory=list)
+    takeaways: list[Text] = Field(
+        default_factory=list, description="sentences the learner should keep from the night"
+    )
     opinion: str = Field("", max_length=MAX_TEXT, description="the opinion checkpoint question")
 
 
 class Incident(Strict):
     schema_version: int = Field(alias="schema", description="incident file format version")
-    id: Name
-    title: Annotated[str, Field(min_length=1, max_length=120)]
-    difficulty: Literal["tutorial", "easy", "medium", "hard"] = "medium"
-    tags: list[Name] = Field(default_factory=list, max_length=20)
+    id: Name = Field(description="the incident's id: lower case letters, digits and -")
+    title: Annotated[str, Field(min_length=1, max_length=120)] = Field(
+        description="one line that names the night"
+    )
+    difficulty: Literal["tutorial", "easy", "medium", "hard"] = Field(
+        "medium", description="tutorial, easy, medium or hard"
+    )
+    tags: list[Name] = Field(
+        default_factory=list, max_length=20, description="topics, like health, storage or gang"
+    )
     order: int = Field(100, ge=0, le=10000, description="place in the suggested learning path")
-    estimated_minutes: int = Field(10, ge=1, le=600)
-    briefing: Text
-    night: Night = Night()
-    cluster: Cluster
-    jobs: list[JobSpec] = Field(min_length=1, max_length=500)
-    background: Background = Background()
-    storage: list[Volume] = Field(default_factory=list, max_length=20)
-    plan: Plan | None = None
-    faults: list[Fault] = Field(default_factory=list, max_length=200)
-    noise: list[Noise] = Field(default_factory=list, max_length=200)
-    hints: list[Hint] = Field(default_factory=list, max_length=50)
+    estimated_minutes: int = Field(10, ge=1, le=600, description="about how long a learner needs")
+    briefing: Text = Field(description="what the learner knows before the night starts")
+    night: Night = Field(Night(), description="when the night starts and how long it lasts")
+    cluster: Cluster = Field(description="islands, leaves, nodes and GPUs, and repair times")
+    jobs: list[JobSpec] = Field(
+        min_length=1,
+        max_length=500,
+        description="the learner's job (yours: true) and any other named jobs",
+    )
+    background: Background = Field(
+        Background(), description="other teams' work, drawn from the seed"
+    )
+    storage: list[Volume] = Field(
+        default_factory=list, max_length=20, description="shared volumes checkpoints can go to"
+    )
+    plan: Plan | None = Field(
+        None, description="the pre-shift plan: job settings the learner chooses before the night"
+    )
+    faults: list[Fault] = Field(
+        default_factory=list, max_length=200, description="what goes wrong, and when"
+    )
+    noise: list[Noise] = Field(
+        default_factory=list,
+        max_length=200,
+        description="alerts that need no action: red herrings for triage practice",
+    )
+    hints: list[Hint] = Field(
+        default_factory=list, max_length=50, description="hints that `hint` reveals, in order"
+    )
     reference: list[Annotated[str, Field(max_length=500)]] = Field(
         default_factory=list, description="the reference solution: timed action lines"
     )
-    scoring: Scoring = Scoring()
+    scoring: Scoring = Field(Scoring(), description="component weights and the paging target")
     reference_expect: Expectation = Field(
         default_factory=lambda: Expectation(recovered=True),
         description="what the reference solution must achieve",
@@ -426,11 +522,17 @@ class Incident(Strict):
     seeds: list[int] = Field(
         default_factory=lambda: [1, 2], min_length=1, max_length=20, description="test seeds"
     )
-    debrief: Debrief = Debrief()
+    debrief: Debrief = Field(Debrief(), description="what the learner reads after the night")
 
     @field_validator("schema_version")
     @classmethod
     def _version(cls, value: int) -> int:
+        if value > SCHEMA_VERSION:
+            raise ValueError(
+                f"this file is written for incident schema {value}, newer than this drill reads"
+                f" ({SCHEMA_VERSION}); upgrade drill to load it, or write `schema: {SCHEMA_VERSION}`"
+                " if the file only uses the fields incidents/README.md describes"
+            )
         if value != SCHEMA_VERSION:
             raise ValueError(
                 f"this drill reads incident schema {SCHEMA_VERSION}; the file says {value}."
@@ -440,18 +542,50 @@ class Incident(Strict):
 
     @model_validator(mode="after")
     def _one_learner_job(self) -> Incident:
-        names = [job.name for job in self.jobs]
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"job names must be unique; {dupes[0]!r} appears twice")
-        if sum(1 for job in self.jobs if job.yours) != 1:
-            raise ValueError("exactly one job must have `yours: true`: the job the learner runs")
-        fault_ids = [fault.id for fault in self.faults]
-        dupes = sorted({n for n in fault_ids if fault_ids.count(n) > 1})
-        if dupes:
-            raise ValueError(f"fault ids must be unique; {dupes[0]!r} appears twice")
+        second = _second_use([job.name for job in self.jobs])
+        if second is not None:
+            name = self.jobs[second].name
+            raise located(
+                f"job name {name!r} is used twice; give each job its own name",
+                "jobs",
+                second,
+                "name",
+            )
+        mine = [index for index, job in enumerate(self.jobs) if job.yours]
+        if not mine:
+            raise located(
+                "no job has `yours: true`; mark exactly one job, the one the learner runs", "jobs"
+            )
+        if len(mine) > 1:
+            first = self.jobs[mine[0]].name
+            raise located(
+                f"a second job with `yours: true`; only one job is the learner's ({first!r}"
+                " already is), so remove it here",
+                "jobs",
+                mine[1],
+                "yours",
+            )
+        second = _second_use([fault.id for fault in self.faults])
+        if second is not None:
+            name = self.faults[second].id
+            raise located(
+                f"fault id {name!r} is used twice; give each fault its own id",
+                "faults",
+                second,
+                "id",
+            )
         return self
 
     @property
     def learner_job(self) -> JobSpec:
         return next(job for job in self.jobs if job.yours)
+
+
+def _second_use(names: list[str]) -> int | None:
+    """The index of the first entry whose name an earlier entry already has."""
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            return index
+        seen.add(name)
+    return None

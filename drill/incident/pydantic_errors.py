@@ -165,6 +165,12 @@ def _problem(
         tag_key = _unquote(str((error.get("ctx") or {}).get("discriminator", "")))
         if tag_key and doc.has((*entry.real, tag_key)):
             target = (*entry.real, tag_key)
+    if kind == "located":
+        # A model validator named the value it is about (models.located); where() falls back
+        # to the nearest parent that is in the file if that value came from a default.
+        at = (error.get("ctx") or {}).get("at", ())
+        if isinstance(at, tuple):
+            target = (*entry.real, *at)
     line, col = doc.key_where(target) if at_key else doc.where(target)
     message = entry.message or _message(entry, allowed_keys)
     return Problem(filename, line, col, message)
@@ -219,7 +225,7 @@ def _message(entry: _Entry, allowed_keys: AllowedKeys | None) -> str:
     if kind == "union_tag_not_found":
         tag_key = _unquote(str(ctx.get("discriminator", "")))
         return f"missing key '{tag_key}' that says which kind of entry this is; add it"
-    if kind in ("value_error", "assertion_error"):
+    if kind in ("value_error", "assertion_error", "located"):
         return _custom_message(str(error.get("msg", "")))
     return _fallback_message(str(error.get("msg", "")), value)
 

@@ -287,7 +287,7 @@ def load_yaml_file(path: str | os.PathLike[str], filename: str | None = None) ->
     """
     shown = filename if filename is not None else os.fspath(path)
     raw = read_source_bytes(path, shown)
-    return load_yaml_document(_decode(raw, shown), shown)
+    return load_yaml_document(decode_source(raw, shown), shown)
 
 
 def _fail(filename: str, message: str, line: int = 1, col: int = 1) -> IncidentError:
@@ -331,7 +331,8 @@ def _size_message(size: int) -> str:
     )
 
 
-def _decode(raw: bytes, shown: str) -> str:
+def decode_source(raw: bytes, shown: str) -> str:
+    """UTF-8 text from the file's bytes (a BOM is dropped); UTF-16 and bad bytes are located problems."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise _fail(shown, "the file is saved as UTF-16; save it as UTF-8")
     if raw.startswith(b"\xef\xbb\xbf"):
@@ -632,6 +633,9 @@ def _yaml_error_problem(exc: yaml.YAMLError, text: str, filename: str) -> Proble
             " quotes write it as an escape like \\x07",
         )
     if isinstance(exc, yaml.MarkedYAMLError):
+        opened = _never_closed(exc)
+        if opened is not None:
+            return Problem(filename, *_position(exc.context_mark), opened)
         what = exc.problem or exc.context or "the YAML is not valid"
         mark = exc.problem_mark or exc.context_mark
         line, col = _position(mark)
@@ -646,6 +650,39 @@ def _yaml_error_problem(exc: yaml.YAMLError, text: str, filename: str) -> Proble
         )
         return Problem(filename, line, col, f"could not parse YAML: {what}{detail}; {hint}")
     return Problem(filename, 1, 1, "could not parse YAML; check the indentation, colons and quotes")
+
+
+def _never_closed(exc: yaml.MarkedYAMLError) -> str | None:
+    """A message for errors whose cause is where something opened, not where PyYAML noticed.
+
+    A key without its colon, a quote or bracket that is never closed: PyYAML stops on a later
+    line (often the next key), but the line to fix is the one that opened it, so the problem
+    goes there, the way compilers report an unclosed bracket at the bracket.
+    """
+    context, problem = exc.context or "", exc.problem or ""
+    start, found = exc.context_mark, exc.problem_mark
+    if start is None or found is None:
+        return None
+    later = f" (PyYAML noticed on line {found.line + 1})" if found.line != start.line else ""
+    if context == "while scanning a simple key" and "could not find expected ':'" in problem:
+        return (
+            "could not parse YAML: this key has no ':' after it; write 'key: value', and"
+            f" check the indentation against the line above{later}"
+        )
+    if found.line == start.line:
+        return None
+    if context == "while scanning a quoted scalar" and "end of stream" in problem:
+        return f"could not parse YAML: this quote is not closed{later}; end the text with the same quote mark"
+    for kind, closer in (("sequence", "]"), ("mapping", "}")):
+        if context == f"while parsing a flow {kind}" and problem.endswith(
+            ("but got ':'", "but got '<stream end>'")
+        ):
+            opener = "[" if closer == "]" else "{"
+            return (
+                f"could not parse YAML: this {opener} is not closed{later}; close it with"
+                f" {closer} after the last item"
+            )
+    return None
 
 
 def _offset_position(text: str, offset: int) -> Position:

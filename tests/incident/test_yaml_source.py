@@ -265,8 +265,9 @@ def test_explicit_core_tag_with_wrong_text(text: str) -> None:
     [
         ("a: b: c\n", 1, 5, "indentation"),
         ("a:\n\t- b\n", 2, 1, "tabs"),
-        ("a: 'abc\nb: 2\n", 3, 1, "not closed"),
-        ("a: [1, 2\nb: 3\n", 2, 2, "could not parse YAML"),
+        ("a: 'abc\nb: 2\n", 1, 4, "not closed"),
+        ("a: [1, 2\nb: 3\n", 1, 4, "[ is not closed"),
+        ("a: 1\nsteps 120\nc: 2\n", 2, 1, "no ':'"),
         ("a: *nope\n", 1, 4, "anchor"),
         ("a: &x 1\nb: &x 2\n", 2, 4, "anchor"),
         ("a:\n  b: 1\n c: 2\n", 3, 2, "could not parse YAML"),

@@ -1,0 +1,121 @@
+"""Every broken incident in tests/incident/broken/ gets one clean, located report from the CLI.
+
+Each file is the tutorial incident with one thing broken. `drill validate FILE` must exit 2,
+never show a traceback, print only `path:line:col: message` lines on stderr, and name the line
+and column the table in broken/expected.txt gives (checked by hand against each file).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BROKEN = Path(__file__).resolve().parent / "broken"
+TABLE = BROKEN / "expected.txt"
+
+
+@dataclass(frozen=True)
+class Expected:
+    name: str
+    line: int
+    col: int
+    words: str
+
+
+def read_table() -> dict[str, Expected]:
+    rows: dict[str, Expected] = {}
+    for raw in TABLE.read_text(encoding="utf-8").splitlines():
+        if not raw.strip() or raw.startswith("#"):
+            continue
+        name, place, words = (part.strip() for part in raw.split("|", 2))
+        line, col = place.split(":")
+        assert name not in rows, f"{name} is in {TABLE.name} twice"
+        rows[name] = Expected(name, int(line), int(col), words)
+    return rows
+
+
+EXPECTED = read_table()
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+def drill(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "drill", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def reports() -> dict[str, subprocess.CompletedProcess]:
+    """One `drill validate FILE` per broken file, run side by side to keep the suite quick."""
+    names = sorted(EXPECTED)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        done = pool.map(lambda name: drill("validate", relative(BROKEN / name)), names)
+        return dict(zip(names, done, strict=True))
+
+
+def test_every_broken_file_has_a_row_and_every_row_a_file() -> None:
+    on_disk = {path.name for path in BROKEN.glob("*.yaml")}
+    assert on_disk == set(EXPECTED), (
+        f"files without a row: {sorted(on_disk - set(EXPECTED))};"
+        f" rows without a file: {sorted(set(EXPECTED) - on_disk)}"
+    )
+    assert len(on_disk) >= 32
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_file_is_reported_where_the_problem_is(
+    name: str, reports: dict[str, subprocess.CompletedProcess]
+) -> None:
+    expected = EXPECTED[name]
+    done = reports[name]
+    shown = relative(BROKEN / name)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    lines = done.stderr.splitlines()
+    assert lines, "no problem reported"
+    located = re.compile(rf"^{re.escape(shown)}:\d+:\d+: .+")
+    for line in lines:
+        assert located.match(line), f"not a path:line:col: message line: {line!r}"
+    prefix = f"{shown}:{expected.line}:{expected.col}: "
+    hits = [line for line in lines if line.startswith(prefix) and expected.words in line]
+    assert hits, f"expected {prefix}...{expected.words}...; got:\n" + "\n".join(lines)
+
+
+def test_the_table_points_at_real_lines() -> None:
+    """A row's line must exist in its file (so a shifted file cannot pass by accident)."""
+    for expected in EXPECTED.values():
+        raw = (BROKEN / expected.name).read_bytes()
+        count = max(1, raw.count(b"\n") + (0 if raw.endswith(b"\n") or not raw else 1))
+        assert 1 <= expected.line <= count + 1, expected
+
+
+def test_validating_many_broken_files_at_once_reports_each_of_them() -> None:
+    names = sorted(EXPECTED)[:12]
+    done = drill("validate", *(relative(BROKEN / name) for name in names))
+    assert done.returncode == 2
+    assert "Traceback" not in done.stdout + done.stderr
+    for name in names:
+        assert f"{relative(BROKEN / name)}:" in done.stderr
+
+
+def test_the_tutorial_they_are_made_from_is_valid() -> None:
+    done = drill("validate", "incidents/tutorial.yaml")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
