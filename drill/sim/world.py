@@ -262,13 +262,25 @@ class World:
             self.set_state(job, PREEMPTED, why)
             self.env.process(self._requeue_after(job, 0.0))
             return
+        if attempt.real_errors:
+            # The real processes' own words (the gloo backend): what an operator would read.
+            why = f"{why}; the surviving ranks raised: {' | '.join(attempt.real_errors)}"
         if state in (FAILED, NODE_FAIL) and retry and job.restarts_used < job.max_restarts:
             job.restarts_used += 1
             self.set_state(job, REQUEUED, why)
+            if job.yours:
+                self.alert(
+                    "warning",
+                    job.name,
+                    f"{job.name} failed and was restarted automatically"
+                    f" ({job.restarts_used} of {job.max_restarts}): {why}",
+                )
             self.env.process(self._requeue_after(job, job.restart_backoff))
             return
         if state in (FAILED, NODE_FAIL) and job.max_restarts and retry:
             why = f"{why} (all {job.max_restarts} automatic restarts used)"
+        if job.yours and state in (FAILED, NODE_FAIL):
+            self.alert("critical", job.name, f"{job.name} {state}: {why}")
         self.set_state(job, state, why)
 
     def _requeue_after(self, job: Job, delay: float):

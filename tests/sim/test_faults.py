@@ -144,9 +144,10 @@ def test_node_down_heartbeat_timeout_then_alert_and_node_fail():
     assert d.learner_job.state == RUNNING
     d.advance(2)
     assert node.state == "down"
-    [page] = alerts(d)
+    page, failed = alerts(d)
     assert page.time == pytest.approx(AT + 90)
     assert page.severity == "critical" and page.source == "gpu-a-2"
+    assert failed.severity == "critical" and "node_fail" in failed.text
     assert "not responding" in page.text and "03:10:00" in page.text
     job = d.learner_job
     assert job.state == NODE_FAIL
