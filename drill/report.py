@@ -56,7 +56,9 @@ def build_html(record: NightRecord) -> str:
     parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
     parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]
     parts += ["</ul></section>", '<section id="takeaways"><h2>Takeaways</h2><ul>']
-    parts += [f"<li>{e(text)}</li>" for text in incident.debrief.takeaways] or ["<li>None written.</li>"]
+    parts += [f"<li>{e(text)}</li>" for text in incident.debrief.takeaways] or [
+        "<li>None written.</li>"
+    ]
     parts += ["</ul></section>"]
     answer = record.save.texts.get("opinion", "").strip()
     parts += [
@@ -75,14 +77,18 @@ def _score_section(record: NightRecord) -> list[str]:
     e = html.escape
     out = ['<section id="score"><h2>Score</h2>']
     if not record.score:
-        out.append("<p>The night did not finish, so it has no score. Play it to the end or call the debrief.</p>")
+        out.append(
+            "<p>The night did not finish, so it has no score. Play it to the end or call the debrief.</p>"
+        )
         return out + ["</section>"]
     score = record.score
     out.append(f'<p><span class="grade">{e(score["grade"])}</span> {score["total"]:.0f} of 100</p>')
-    out.append('<table><tr><th>Component</th><th class="num">Points</th><th>You</th><th>Reference</th><th>Nobody</th><th>Why</th></tr>')
+    out.append(
+        '<table><tr><th>Component</th><th class="num">Points</th><th>You</th><th>Reference</th><th>Nobody</th><th>Why</th></tr>'
+    )
     for c in score["components"]:
         out.append(
-            f"<tr><td>{e(c['name'].replace('_', ' '))}</td><td class=\"num\">{c['points']:.1f} / {c['weight']:.0f}</td>"
+            f'<tr><td>{e(c["name"].replace("_", " "))}</td><td class="num">{c["points"]:.1f} / {c["weight"]:.0f}</td>'
             f"<td>{e(_figure(c['value'], c['name']))}</td><td>{e(_figure(c['par'], c['name']))}</td>"
             f"<td>{e(_figure(c['floor'], c['name']))}</td>"
             f"<td>{e(c['why'])}</td></tr>"
@@ -91,7 +97,11 @@ def _score_section(record: NightRecord) -> list[str]:
 
 
 def _figure(value, name: str = "") -> str:
-    if name == "time_to_recovery" and isinstance(value, int | float) and not isinstance(value, bool):
+    if (
+        name == "time_to_recovery"
+        and isinstance(value, int | float)
+        and not isinstance(value, bool)
+    ):
         return format_duration(value) if value else "no outage"
     if isinstance(value, dict):
         return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in value.items())
@@ -127,17 +137,31 @@ def _curve_section(record: NightRecord) -> list[str]:
             segments.append([])
         segments[-1].append(point(step, value))
         last = step
-    out.append(f'<svg id="loss-svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" aria-label="loss curve">')
-    out.append(f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" stroke="#99a"/>')
+    out.append(
+        f'<svg id="loss-svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="100%" role="img" aria-label="loss curve">'
+    )
+    out.append(
+        f'<line x1="{PAD}" y1="{HEIGHT - PAD}" x2="{WIDTH - PAD}" y2="{HEIGHT - PAD}" stroke="#99a"/>'
+    )
     out.append(f'<line x1="{PAD}" y1="{PAD}" x2="{PAD}" y2="{HEIGHT - PAD}" stroke="#99a"/>')
     if base_points:
-        out.append(f'<polyline class="baseline" points="{base_points}" fill="none" stroke="#b8c2cc" stroke-width="3"/>')
+        out.append(
+            f'<polyline class="baseline" points="{base_points}" fill="none" stroke="#b8c2cc" stroke-width="3"/>'
+        )
     for segment in segments:
-        out.append(f'<polyline class="learner" points="{" ".join(segment)}" fill="none" stroke="#2d6cdf" stroke-width="1.5"/>')
-    out.append(f'<text x="{PAD}" y="{HEIGHT - 12}">step 0</text><text x="{WIDTH - PAD - 50}" y="{HEIGHT - 12}">step {steps}</text>')
-    out.append(f'<text x="4" y="{PAD - 8}">loss {high:.2f}</text><text x="4" y="{HEIGHT - PAD + 14}">{low:.2f}</text>')
+        out.append(
+            f'<polyline class="learner" points="{" ".join(segment)}" fill="none" stroke="#2d6cdf" stroke-width="1.5"/>'
+        )
+    out.append(
+        f'<text x="{PAD}" y="{HEIGHT - 12}">step 0</text><text x="{WIDTH - PAD - 50}" y="{HEIGHT - 12}">step {steps}</text>'
+    )
+    out.append(
+        f'<text x="4" y="{PAD - 8}">loss {high:.2f}</text><text x="4" y="{HEIGHT - PAD + 14}">{low:.2f}</text>'
+    )
     out.append("</svg>")
-    out.append('<p class="muted">Blue: your run, one line per attempt. Grey: the undisturbed run of the same job.</p>')
+    out.append(
+        '<p class="muted">Blue: your run, one line per attempt. Grey: the undisturbed run of the same job.</p>'
+    )
     return out + ["</section>"]
 
 
@@ -145,18 +169,26 @@ def _timeline_section(record: NightRecord) -> list[str]:
     drill = record.drill
     mine = [(a.time, a.text, a.accepted) for a in record.save.actions]
     try:
-        theirs = [(a["time"], a["text"], a["accepted"]) for a in reference_actions(record.incident, record.save.seed, record.save.backend)]
+        theirs = [
+            (a["time"], a["text"], a["accepted"])
+            for a in reference_actions(record.incident, record.save.seed, record.save.backend)
+        ]
     except Exception:  # noqa: BLE001 (the page still renders without the reference column)
         theirs = []
     alerts = [(a.time, a.text, a.severity) for a in drill.world.pager.alerts]
     end = max([drill.end_time, *(t for t, _, _ in mine), *(t for t, _, _ in theirs)], default=1.0)
-    out = ['<section id="timeline"><h2>Timeline: you and the reference</h2>', _timeline_svg(alerts, mine, theirs, end, drill.clock)]
+    out = [
+        '<section id="timeline"><h2>Timeline: you and the reference</h2>',
+        _timeline_svg(alerts, mine, theirs, end, drill.clock),
+    ]
     out.append('<div class="timelines">')
     for title, rows in (("You", mine), ("Reference", theirs)):
         out.append(f"<div><h3>{title}</h3><table>")
         for time, text, accepted in rows:
             mark = "" if accepted else ' <span class="muted">(rejected)</span>'
-            out.append(f"<tr><td>{html.escape(drill.clock(time))}</td><td><code>{html.escape(text)}</code>{mark}</td></tr>")
+            out.append(
+                f"<tr><td>{html.escape(drill.clock(time))}</td><td><code>{html.escape(text)}</code>{mark}</td></tr>"
+            )
         out.append("</table></div>")
     out.append("</div>")
     return out + ["</section>"]
@@ -169,16 +201,24 @@ def _timeline_svg(alerts, mine, theirs, end, clock) -> str:
     def x(time: float) -> float:
         return PAD + (WIDTH - 2 * PAD) * time / max(end, 1.0)
 
-    out = [f'<svg id="timeline-svg" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" aria-label="timeline">']
+    out = [
+        f'<svg id="timeline-svg" viewBox="0 0 {WIDTH} {height}" width="100%" role="img" aria-label="timeline">'
+    ]
     for label, y in rows.items():
-        out.append(f'<text x="2" y="{y + 4}">{label}</text><line x1="{PAD + 30}" y1="{y}" x2="{WIDTH - PAD}" y2="{y}" stroke="#dde"/>')
+        out.append(
+            f'<text x="2" y="{y + 4}">{label}</text><line x1="{PAD + 30}" y1="{y}" x2="{WIDTH - PAD}" y2="{y}" stroke="#dde"/>'
+        )
     colours = {"critical": "#d33", "warning": "#e90", "info": "#69a"}
     for time, text, severity in alerts:
-        out.append(f'<circle cx="{x(time) + 30:.1f}" cy="{rows["pages"]}" r="4" fill="{colours.get(severity, "#888")}"><title>{html.escape(clock(time) + " " + text)}</title></circle>')
+        out.append(
+            f'<circle cx="{x(time) + 30:.1f}" cy="{rows["pages"]}" r="4" fill="{colours.get(severity, "#888")}"><title>{html.escape(clock(time) + " " + text)}</title></circle>'
+        )
     for key, items in (("you", mine), ("reference", theirs)):
         for time, text, accepted in items:
             fill = "#2d6cdf" if accepted else "#aaa"
-            out.append(f'<rect x="{x(time) + 28:.1f}" y="{rows[key] - 5}" width="4" height="10" fill="{fill}"><title>{html.escape(clock(time) + " " + text)}</title></rect>')
+            out.append(
+                f'<rect x="{x(time) + 28:.1f}" y="{rows[key] - 5}" width="4" height="10" fill="{fill}"><title>{html.escape(clock(time) + " " + text)}</title></rect>'
+            )
     out.append("</svg>")
     return "\n".join(out)
 

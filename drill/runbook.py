@@ -56,7 +56,9 @@ class CadenceAdvice:
             f"- One checkpoint is {format_size(self.size)} and takes about {format_duration(self.write_seconds)} to write.",
         ]
         if self.young_seconds is None or self.mtbf_seconds is None:
-            out.append("- This incident states no mean time between failures, so Young's formula has nothing to work with.")
+            out.append(
+                "- This incident states no mean time between failures, so Young's formula has nothing to work with."
+            )
         else:
             node_mtbf = self.mtbf_seconds * self.job_nodes
             out += [
@@ -90,14 +92,22 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
     chosen = _planned(record, "ckpt-every", spec.checkpoint.every)
     keep = _planned(record, "ckpt-keep", spec.checkpoint.keep)
-    return CadenceAdvice(write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size)
+    return CadenceAdvice(
+        write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
+    )
 
 
 def _planned(record: NightRecord, key: str, default: int) -> int:
     value = default
     for action in record.save.actions:
         words = action.text.split()
-        if action.accepted and action.time == 0 and len(words) == 4 and words[0] == "set" and words[2] == key:
+        if (
+            action.accepted
+            and action.time == 0
+            and len(words) == 4
+            and words[0] == "set"
+            and words[2] == key
+        ):
             value = int(words[3])
     return value
 
@@ -118,7 +128,11 @@ def _verb(text: str) -> str:
 
 def night_heading(record: NightRecord) -> str:
     score = record.score
-    result = f"score {score['total']:.0f}, grade {score['grade']}" if score else "the night did not finish"
+    result = (
+        f"score {score['total']:.0f}, grade {score['grade']}"
+        if score
+        else "the night did not finish"
+    )
     return f"{record.incident.title} (seed {record.save.seed}, {result})"
 
 
@@ -180,7 +194,9 @@ def _section(record: NightRecord, key: str) -> list[str]:
     lines.append("Your notes:")
     lines.append(own if own else "_(nothing written yet)_")
     if key == "3am":
-        notes = [a.text[5:] for a in record.save.actions if a.accepted and a.text.startswith("note ")]
+        notes = [
+            a.text[5:] for a in record.save.actions if a.accepted and a.text.startswith("note ")
+        ]
         if notes:
             lines += ["", "Notes you wrote during the night:"] + [f"- {n}" for n in notes]
     return lines
@@ -204,7 +220,11 @@ def _component(record: NightRecord, name: str) -> dict | None:
 
 def _differently(record: NightRecord, key: str) -> list[str]:
     if not record.score:
-        return ["The night did not finish, so there is no score to learn from yet."] if key == "3am" else []
+        return (
+            ["The night did not finish, so there is no score to learn from yet."]
+            if key == "3am"
+            else []
+        )
     out = []
     for component in record.score["components"]:
         if COMPONENT_SECTION.get(component["name"]) != key or not component["weight"]:

@@ -73,9 +73,15 @@ class SaveWriter:
             _fsync_dir(self.path.parent)
 
     @classmethod
-    def start(cls, path, *, incident_id, incident_sha256, incident_path, seed, backend) -> SaveWriter:
+    def start(
+        cls, path, *, incident_id, incident_sha256, incident_path, seed, backend
+    ) -> SaveWriter:
         if Path(path).exists() and Path(path).stat().st_size > 0:
-            raise SaveError(str(path), 1, "a save already exists here; carry it on with --resume, or pick another path")
+            raise SaveError(
+                str(path),
+                1,
+                "a save already exists here; carry it on with --resume, or pick another path",
+            )
         header = {
             "format": FORMAT,
             "drill_version": __version__,
@@ -128,7 +134,9 @@ def read_save(path: str | Path) -> Save:
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
-        raise SaveError(shown, 1, "save not found; check the path (saves live in ./saves by default)") from None
+        raise SaveError(
+            shown, 1, "save not found; check the path (saves live in ./saves by default)"
+        ) from None
     except IsADirectoryError:
         raise SaveError(shown, 1, "this is a folder; give a .jsonl save file") from None
     except OSError as exc:
@@ -149,7 +157,11 @@ def read_save(path: str | Path) -> Save:
         assert save is not None
         if save.score is not None and kind != "text":
             # The debrief writes the learner's texts after the score; nothing else comes later.
-            raise SaveError(shown, number, "an action after the final score; the save was edited or two saves were joined")
+            raise SaveError(
+                shown,
+                number,
+                "an action after the final score; the save was edited or two saves were joined",
+            )
         if kind == "action":
             save.actions.append(_action(shown, number, record, len(save.actions) + 1))
         elif kind == "text":
@@ -161,7 +173,9 @@ def read_save(path: str | Path) -> Save:
                 raise SaveError(shown, number, "a score line needs a `score` object")
             save.score = record["score"]
         else:
-            raise SaveError(shown, number, f"unknown line type {kind!r}; expected action, text or score")
+            raise SaveError(
+                shown, number, f"unknown line type {kind!r}; expected action, text or score"
+            )
     assert save is not None
     save.truncated = bool(tail.strip())
     return save
@@ -171,7 +185,9 @@ def _parse_line(path: str, number: int, blob: bytes) -> dict[str, Any]:
     try:
         record = json.loads(blob.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        raise SaveError(path, number, "this line is not valid JSON; the save is corrupted here") from None
+        raise SaveError(
+            path, number, "this line is not valid JSON; the save is corrupted here"
+        ) from None
     if not isinstance(record, dict):
         raise SaveError(path, number, "each line must be a JSON object")
     return record
@@ -184,8 +200,17 @@ def _check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(version, int):
         raise SaveError(path, 1, "the header has no format version")
     if version > FORMAT:
-        raise SaveError(path, 1, f"save format {version} is newer than this drill reads ({FORMAT}); upgrade drill")
-    for key, kind in (("incident_id", str), ("incident_sha256", str), ("seed", int), ("backend", str)):
+        raise SaveError(
+            path,
+            1,
+            f"save format {version} is newer than this drill reads ({FORMAT}); upgrade drill",
+        )
+    for key, kind in (
+        ("incident_id", str),
+        ("incident_sha256", str),
+        ("seed", int),
+        ("backend", str),
+    ):
         if not isinstance(record.get(key), kind):
             raise SaveError(path, 1, f"the header's `{key}` is missing or not a {kind.__name__}")
     return record
@@ -203,9 +228,13 @@ def _action(path: str, number: int, record: dict[str, Any], expected_n: int) -> 
             line=number,
         )
     except (KeyError, TypeError, ValueError):
-        raise SaveError(path, number, "an action line needs n, time, end, text, accepted and result") from None
+        raise SaveError(
+            path, number, "an action line needs n, time, end, text, accepted and result"
+        ) from None
     if action.n != expected_n:
-        raise SaveError(path, number, f"action number {action.n} out of order; expected {expected_n}")
+        raise SaveError(
+            path, number, f"action number {action.n} out of order; expected {expected_n}"
+        )
     return action
 
 

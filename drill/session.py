@@ -63,7 +63,11 @@ class Session:
         any difference in an action's outcome stops the replay, naming the save's line."""
         for saved in save.actions:
             if saved.time + 1e-6 < self.drill.now:
-                raise ReplayMismatch(save.path, saved.line, f"action {saved.n} is timed before the previous one ended")
+                raise ReplayMismatch(
+                    save.path,
+                    saved.line,
+                    f"action {saved.n} is timed before the previous one ended",
+                )
             self.drill.advance_to(saved.time)
             result = act_line(self.drill, saved.text)
             self.results.append(result)
@@ -88,17 +92,25 @@ def _compare(path: str, saved, result: ActionResult) -> None:
     if abs(saved.time - result.time) > 1e-3:
         problems.append(f"it started at {result.time:.3f}, the save says {saved.time:.3f}")
     if saved.accepted != result.accepted:
-        problems.append("accepted" if result.accepted else "rejected" + " now, the save says otherwise")
+        problems.append(
+            "accepted" if result.accepted else "rejected" + " now, the save says otherwise"
+        )
     if saved.result != result.output:
         first = next(
-            (a for a, b in zip(saved.result.splitlines(), result.output.splitlines(), strict=False) if a != b),
+            (
+                a
+                for a, b in zip(saved.result.splitlines(), result.output.splitlines(), strict=False)
+                if a != b
+            ),
             saved.result.splitlines()[0] if saved.result else "",
         )
         problems.append(f"its result differs (saved: {first[:80]!r})")
     if abs(saved.end - result.end) > 1e-3:
         problems.append(f"it ended at {result.end:.3f}, the save says {saved.end:.3f}")
     if problems:
-        raise ReplayMismatch(path, saved.line, f"action {saved.n} `{saved.text}`: " + "; ".join(problems))
+        raise ReplayMismatch(
+            path, saved.line, f"action {saved.n} `{saved.text}`: " + "; ".join(problems)
+        )
 
 
 def check_incident(save: Save, loaded: LoadedIncident) -> None:

@@ -69,7 +69,9 @@ def schema(args: argparse.Namespace) -> int:
 def new(args: argparse.Namespace) -> int:
     name = args.name
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", name):
-        raise UserError(f"{name!r} is not an incident id; use lower case letters, digits and -, like disk-fills-twice")
+        raise UserError(
+            f"{name!r} is not an incident id; use lower case letters, digits and -, like disk-fills-twice"
+        )
     target = Path(args.output) if args.output else Path(f"{name}.yaml")
     if target.exists():
         raise UserError(f"{target} already exists; pick another name or -o PATH")

@@ -45,11 +45,15 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
         par, floor = par_and_floor(incident, seed, backend)
         floor_score = score_of(incident, floor, par, floor)
         ref_score = score_of(incident, par, par, floor)
-        checks.append(_judge(incident, seed, "reference", par, ref_score, incident.reference_expect, None))
+        checks.append(
+            _judge(incident, seed, "reference", par, ref_score, incident.reference_expect, None)
+        )
         quiet = floor_score.total < NOTHING_BELOW
         detail = f"score {floor_score.total:.1f} ({floor_score.grade}), recovered={floor.recovered}"
         if not quiet:
-            detail = f"doing nothing scored {floor_score.total}; it should stay below {NOTHING_BELOW}"
+            detail = (
+                f"doing nothing scored {floor_score.total}; it should stay below {NOTHING_BELOW}"
+            )
         checks.append(Check(incident.id, seed, "nothing", quiet, detail))
         for book in incident.runbooks:
             mine = measured_run(incident, seed, backend, list(book.actions), book.name)
@@ -77,7 +81,9 @@ def _judge(incident, seed, name, outcome, score, expect: Expectation, band) -> C
     for component in expect.loses_in:
         part = parts[component]
         if part.weight and part.points >= part.weight:
-            failures.append(f"expected it to lose points in {component}, but it kept all {part.weight:.0f}")
+            failures.append(
+                f"expected it to lose points in {component}, but it kept all {part.weight:.0f}"
+            )
     summary = f"score {score.total:.1f} ({score.grade}), recovered={outcome.recovered}"
     if name == "reference" and score.total < 85:
         failures.append(f"the reference scored {score.total}; it should reach 85 or more")

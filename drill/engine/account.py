@@ -39,13 +39,13 @@ def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any
         "end_clock": drill.clock(drill.end_time),
         "recovered": recovered(drill),
         "jobs": jobs,
-        "actions": [
-            {**a.to_json(), "clock": drill.clock(a.time)} for a in drill.actions
-        ],
+        "actions": [{**a.to_json(), "clock": drill.clock(a.time)} for a in drill.actions],
         "not_played": [{"line": s.line, "text": s.text, "why": s.why} for s in skipped or []],
         "timeline": timeline,
         "alerts": [a.to_json() for a in world.pager.alerts],
-        "steps_recomputed": {n: j.steps_recomputed for n, j in sorted(world.jobs.items()) if j.training},
+        "steps_recomputed": {
+            n: j.steps_recomputed for n, j in sorted(world.jobs.items()) if j.training
+        },
     }
 
 
@@ -110,7 +110,9 @@ def render_text(drill: Drill, data: dict[str, Any]) -> str:
     if score:
         lines += ["", f"Score {score['total']:.0f}/100, grade {score['grade']}:"]
         for part in score["components"]:
-            lines.append(f"  {part['name']:<17} {part['points']:5.1f}/{part['weight']:<4.0f} {part['why']}")
+            lines.append(
+                f"  {part['name']:<17} {part['points']:5.1f}/{part['weight']:<4.0f} {part['why']}"
+            )
     if data.get("save"):
         lines += ["", f"Saved to {data['save']}"]
     return "\n".join(lines)

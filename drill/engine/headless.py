@@ -39,7 +39,9 @@ def resolve_text(drill: Drill, text: str) -> str:
             return drill.world.clock.label(faults.times[fault_id])
         picks = faults.chosen.get(fault_id)
         if not picks:
-            raise Reject(f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown")
+            raise Reject(
+                f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown"
+            )
         if field == "nodes":
             return ",".join(sorted({str(p["node"]) for p in picks}))
         value = picks[0].get(field)

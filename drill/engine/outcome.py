@@ -167,7 +167,11 @@ def _looks_before_surgery(drill: Drill) -> tuple[int, int]:
             continue
         words = action.text.split()
         verb = action.verb
-        target = words[2] if verb.startswith("ckpt ") and len(words) > 2 else (words[1] if len(words) > 1 else "")
+        target = (
+            words[2]
+            if verb.startswith("ckpt ") and len(words) > 2
+            else (words[1] if len(words) > 1 else "")
+        )
         if verb in LOOKS_AT_NODES:
             looked_nodes.add(target)
         elif verb in LOOKS_AT_JOBS:

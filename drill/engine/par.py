@@ -30,7 +30,9 @@ def play_lines(incident: Incident, seed: int, backend: str, lines: list[str], na
     return drill
 
 
-def measured_run(incident: Incident, seed: int, backend: str, lines: list[str], name: str) -> Outcome:
+def measured_run(
+    incident: Incident, seed: int, backend: str, lines: list[str], name: str
+) -> Outcome:
     return _measured(incident, seed, backend, lines, name)[0]
 
 

@@ -128,7 +128,9 @@ class ReplicaTraining:
             return
         # Expected to raise: the disk filled or the job was killed part way.
         with contextlib.suppress(CheckpointWriteError):
-            self.store.save(self.trainer, atomic=atomic, fail_after_fraction=min(fail_fraction, 0.99))
+            self.store.save(
+                self.trainer, atomic=atomic, fail_after_fraction=min(fail_fraction, 0.99)
+            )
 
     def corrupt(self, job: str, step: int, seed: int) -> None:
         if job == self.job:

@@ -165,7 +165,11 @@ def _axes(job_gpus: int) -> dict[str, Axis]:
             explain=_why_work,
         ),
         "integrity": Axis(
-            figure=lambda o: {"match": o.match, "corrupt_loaded": o.corrupt_loaded, "corrupt_caught": o.corrupt_detected},
+            figure=lambda o: {
+                "match": o.match,
+                "corrupt_loaded": o.corrupt_loaded,
+                "corrupt_caught": o.corrupt_detected,
+            },
             goodness=lambda o, n: _integrity(o),
             scale=0.5,
             explain=_why_integrity,
@@ -200,7 +204,11 @@ def _why_time(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
     if mine.recovered_at is None:
         return f"Progress stopped at {clock(mine.onset)} and never came back."
     took = format_duration(mine.recovered_at - mine.onset)
-    ref = "" if par.recovered_at is None or par.onset is None else f" The reference took {format_duration(par.recovered_at - par.onset)}."
+    ref = (
+        ""
+        if par.recovered_at is None or par.onset is None
+        else f" The reference took {format_duration(par.recovered_at - par.onset)}."
+    )
     return f"Progress stopped at {clock(mine.onset)} and real steps resumed at {clock(mine.recovered_at)}, {took} later.{ref}"
 
 
@@ -235,16 +243,22 @@ def _why_integrity(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
 def _why_collateral(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
     if not mine.harms:
         return "No other team's work, no healthy node and no needed checkpoint was harmed."
-    shown = "; ".join(mine.harms[:3]) + (f"; and {len(mine.harms) - 3} more" if len(mine.harms) > 3 else "")
+    shown = "; ".join(mine.harms[:3]) + (
+        f"; and {len(mine.harms) - 3} more" if len(mine.harms) > 3 else ""
+    )
     return f"Harm to others: {shown}."
 
 
 def _why_discipline(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
     bits = []
     if mine.surgery:
-        bits.append(f"{mine.surgery_after_look} of {mine.surgery} node or job changes came after a look at that target")
+        bits.append(
+            f"{mine.surgery_after_look} of {mine.surgery} node or job changes came after a look at that target"
+        )
     if mine.pages:
-        bits.append(f"{mine.pages_acked_in_time} of {mine.pages} pages acknowledged within the paging target")
+        bits.append(
+            f"{mine.pages_acked_in_time} of {mine.pages} pages acknowledged within the paging target"
+        )
     bits.append(f"{mine.notes} note(s) written" if mine.notes else "no notes written")
     if mine.hints_used:
         bits.append(f"{mine.hints_used} hint(s) used")

@@ -74,10 +74,19 @@ def build_snapshot(drill: Drill) -> Snapshot:
     for node in world.cluster.nodes.values():
         owners = {gpu: job for job, gpus in node.allocations.items() for gpu in gpus}
         gpus = tuple(
-            GpuView(g.index, owners.get(g.index), g.broken and _broken_visible(node)) for g in node.gpus
+            GpuView(g.index, owners.get(g.index), g.broken and _broken_visible(node))
+            for g in node.gpus
         )
         nodes.append(
-            NodeView(node.name, node.island, node.leaf, node.state, node.responsive, gpus, tuple(sorted(node.allocations)))
+            NodeView(
+                node.name,
+                node.island,
+                node.leaf,
+                node.state,
+                node.responsive,
+                gpus,
+                tuple(sorted(node.allocations)),
+            )
         )
     jobs = []
     for job in world.jobs.values():

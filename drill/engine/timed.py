@@ -42,7 +42,9 @@ class TimedAction:
     text: str
 
 
-def parse_line(raw: str, path: str, number: int, fault_ids: set[str] | None = None) -> TimedAction | None:
+def parse_line(
+    raw: str, path: str, number: int, fault_ids: set[str] | None = None
+) -> TimedAction | None:
     stripped = raw.strip()
     if not stripped or stripped.startswith("#"):
         return None
@@ -52,7 +54,10 @@ def parse_line(raw: str, path: str, number: int, fault_ids: set[str] | None = No
     match = _TIME.match(when)
     if not match or not (match.group("base") or match.group("plus")):
         raise ActionsFileError(
-            path, number, indent, f"expected a time first, like `03:12 status` or `+2m status`; got {when!r}"
+            path,
+            number,
+            indent,
+            f"expected a time first, like `03:12 status` or `+2m status`; got {when!r}",
         )
     try:
         if match.group("base") and ":" in match.group("base") and "{" not in match.group("base"):
@@ -62,15 +67,21 @@ def parse_line(raw: str, path: str, number: int, fault_ids: set[str] | None = No
     except units.UnitError as exc:
         raise ActionsFileError(path, number, indent, str(exc)) from None
     if not text:
-        raise ActionsFileError(path, number, indent + len(when) + 1, "a time needs an action after it")
+        raise ActionsFileError(
+            path, number, indent + len(when) + 1, "a time needs an action after it"
+        )
     for template in TEMPLATE.finditer(stripped):
         fault, field = template.groups()
         col = indent + stripped.index(template.group(0))
         if field not in FIELDS:
-            raise ActionsFileError(path, number, col, f"unknown fault field {field!r}; use one of {', '.join(FIELDS)}")
+            raise ActionsFileError(
+                path, number, col, f"unknown fault field {field!r}; use one of {', '.join(FIELDS)}"
+            )
         if fault_ids is not None and fault not in fault_ids:
             known = ", ".join(sorted(fault_ids)) or "none"
-            raise ActionsFileError(path, number, col, f"no fault with id {fault!r}; faults here: {known}")
+            raise ActionsFileError(
+                path, number, col, f"no fault with id {fault!r}; faults here: {known}"
+            )
     if "{" in TEMPLATE.sub("x", text):
         raise ActionsFileError(path, number, indent, "a `{...}` here is not `{fault.ID.FIELD}`")
     try:
@@ -88,7 +99,9 @@ def parse_text(text: str, path: str, fault_ids: set[str] | None = None) -> list[
         if action is not None:
             actions.append(action)
         if len(actions) > MAX_ACTIONS:
-            raise ActionsFileError(path, number, 1, f"more than {MAX_ACTIONS} actions; split the file")
+            raise ActionsFileError(
+                path, number, 1, f"more than {MAX_ACTIONS} actions; split the file"
+            )
     return actions
 
 

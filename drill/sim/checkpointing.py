@@ -39,7 +39,11 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     if not policy.atomic and world.checkpoints[job.name].get(step) is not None:
         # Opening the final path for writing truncates the old file: its space is free now.
         delete(world, job, step, by="overwrite")
-    plan = volume.plan_write(world.now, job.team, size) if volume else WritePlan(policy.write_time, False)
+    plan = (
+        volume.plan_write(world.now, job.team, size)
+        if volume
+        else WritePlan(policy.write_time, False)
+    )
     killed_at = None
     duration = plan.duration
     if deadline is not None and world.now + duration > deadline:
@@ -64,7 +68,9 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         _torn_or_lost(world, job, step, size, plan.fraction, plan.error)
         text = f"[rank 0] RuntimeError: {WRITER_ERROR} ({plan.error})"
         world.log(job, 0, text)
-        world.end_attempt(job, "failed", f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}")
+        world.end_attempt(
+            job, "failed", f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}"
+        )
         return False
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
     replaced = world.checkpoints[job.name].get(step)
@@ -99,7 +105,9 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
         volume.writers -= 1
     elapsed = world.now - flight.started
     written = flight.plan.fraction * elapsed / flight.plan.duration if flight.plan.duration else 0.0
-    _torn_or_lost(world, job, flight.step, flight.size, written, "the job was stopped during the write")
+    _torn_or_lost(
+        world, job, flight.step, flight.size, written, "the job was stopped during the write"
+    )
 
 
 def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float, why: str) -> None:
@@ -108,13 +116,23 @@ def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float,
     fraction = max(0.0, min(1.0, fraction))
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=max(fraction, 0.01))
     if policy.atomic:
-        world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} not written: {why}", step=step)
+        world.emit(
+            "checkpoint",
+            job.name,
+            f"{job.name} checkpoint step {step} not written: {why}",
+            step=step,
+        )
         return
     partial = int(size * fraction)
     if volume:
         volume.add(world.now, job.team, partial)
     world.checkpoints[job.name].add(CheckpointRecord(step, world.now, partial, condition="torn"))
-    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} written in part: {why}", step=step)
+    world.emit(
+        "checkpoint",
+        job.name,
+        f"{job.name} checkpoint step {step} written in part: {why}",
+        step=step,
+    )
 
 
 def apply_retention(world: World, job: Job) -> None:
@@ -130,7 +148,9 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
     if record is None:
         return
     if by == "you" and record.condition == "ok":
-        newer_good = [r for r in world.checkpoints[job.name].live() if r.condition == "ok" and r.step > step]
+        newer_good = [
+            r for r in world.checkpoints[job.name].live() if r.condition == "ok" and r.step > step
+        ]
         if not newer_good:
             world.harm("needed_checkpoint", f"deleted checkpoint step {step}, the newest good one")
     policy = world.policy[job.name]
@@ -140,4 +160,6 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
     world.checkpoints[job.name].remove(step)
     world.training.remove(job.name, step)
     if by not in ("retention", "overwrite"):
-        world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step)
+        world.emit(
+            "checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step
+        )

@@ -17,7 +17,11 @@ SCHEDULABLE = "up"
 NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare", "joining")
 
 # Xid codes as operators triage them: these usually point at the application.
-APP_XIDS = {13: "Graphics Engine Exception", 31: "GPU memory page fault", 43: "GPU stopped processing"}
+APP_XIDS = {
+    13: "Graphics Engine Exception",
+    31: "GPU memory page fault",
+    43: "GPU stopped processing",
+}
 # And these at the hardware: drain the node and swap it.
 HW_XIDS = {
     48: "Double Bit ECC Error",

@@ -113,13 +113,16 @@ class FaultSchedule:
         if target.job:
             job = world.jobs[target.job]
             placement = job.placement or [
-                (n, list(range(world.cluster.gpus_per_node))) for n in (job.attempts[-1].nodes if job.attempts else [])
+                (n, list(range(world.cluster.gpus_per_node)))
+                for n in (job.attempts[-1].nodes if job.attempts else [])
             ]
             rank = 0
             for node, gpus in placement:
                 for gpu in gpus:
                     leaf = world.cluster.nodes[node].leaf
-                    candidates.append({"job": job.name, "rank": rank, "node": node, "gpu": gpu, "leaf": leaf})
+                    candidates.append(
+                        {"job": job.name, "rank": rank, "node": node, "gpu": gpu, "leaf": leaf}
+                    )
                     rank += 1
             if target.rank is not None:
                 candidates = [c for c in candidates if c["rank"] == target.rank] or candidates[:1]
@@ -136,14 +139,22 @@ class FaultSchedule:
                 owner = self._jobs_on_gpu(node.name, gpu)
                 job_name, job_rank = (owner[0][0].name, owner[0][1]) if owner else (None, None)
                 candidates.append(
-                    {"job": job_name, "rank": job_rank, "node": node.name, "gpu": gpu, "leaf": node.leaf}
+                    {
+                        "job": job_name,
+                        "rank": job_rank,
+                        "node": node.name,
+                        "gpu": gpu,
+                        "leaf": node.leaf,
+                    }
                 )
         if fault.kind in ("node_down",):
             candidates = _unique_by(candidates, "node")
         if fault.kind == "link_flap":
             candidates = _unique_by(candidates, "leaf")
             if target.leaf:
-                candidates = [{"leaf": target.leaf, "node": world.cluster.leaves[target.leaf][1][0]}]
+                candidates = [
+                    {"leaf": target.leaf, "node": world.cluster.leaves[target.leaf][1][0]}
+                ]
         if not candidates:
             return []
         count = _selection_size(target, len(candidates))
@@ -308,7 +319,9 @@ class FaultSchedule:
             f"{node_name} not responding: no heartbeat since {world.clock.label(since)}",
         )
         for job_name in sorted(node.allocations):
-            world.end_attempt(world.jobs[job_name], NODE_FAIL, f"node {node_name} failed (no heartbeat)")
+            world.end_attempt(
+                world.jobs[job_name], NODE_FAIL, f"node {node_name} failed (no heartbeat)"
+            )
 
     def _node_returns(self, node_name: str, delay: float):
         yield self.world.env.timeout(delay)
@@ -407,7 +420,9 @@ class FaultSchedule:
                 return
             node = live[rng.randrange(len(live))]
             self.chosen[fault.id].append({"node": node.name, "leaf": node.leaf, "gpu": 0})
-            node.kernel_log.append((world.now, "mce: [Hardware Error]: Machine check events logged"))
+            node.kernel_log.append(
+                (world.now, "mce: [Hardware Error]: Machine check events logged")
+            )
             self.node_down(node.name, fault.duration, persists=False)
 
 

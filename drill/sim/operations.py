@@ -138,7 +138,9 @@ def restart(
     if gpus is not None:
         job.world = gpus
     world.resubmit(job, resume_from=resume_from, why="restarted by you")
-    where = {None: "scratch", "latest": "the latest checkpoint"}.get(resume_from, f"step {resume_from}")  # type: ignore[arg-type]
+    where = {None: "scratch", "latest": "the latest checkpoint"}.get(
+        resume_from, f"step {resume_from}"
+    )  # type: ignore[arg-type]
     extra = f", avoiding {', '.join(sorted(job.exclude))}" if job.exclude else ""
     return f"{job.name} resubmitted on {job.world} GPUs from {where}{extra}"
 

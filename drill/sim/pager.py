@@ -32,7 +32,9 @@ class Pager:
     def __init__(self) -> None:
         self.alerts: list[Alert] = []
 
-    def fire(self, time: float, severity: str, source: str, text: str, noise: bool = False) -> Alert:
+    def fire(
+        self, time: float, severity: str, source: str, text: str, noise: bool = False
+    ) -> Alert:
         alert = Alert(f"P{len(self.alerts) + 1}", time, severity, source, text, noise=noise)
         self.alerts.append(alert)
         return alert

@@ -66,10 +66,22 @@ def preempt(world: World, victim: Job, by: Job) -> None:
     if by.yours and not victim.yours:
         world.harm("other_job", f"your job {by.name} preempted {victim.name} of team {victim.team}")
     grace = world.incident.cluster.preempt_grace
-    world.log(victim, None, f"received SIGTERM: preempted by {by.name} ({by.priority}); SIGKILL in {int(grace)}s")
-    world.emit("job_state", victim.name, f"{victim.name} preempted by {by.name}: SIGTERM, grace {int(grace)}s")
+    world.log(
+        victim,
+        None,
+        f"received SIGTERM: preempted by {by.name} ({by.priority}); SIGKILL in {int(grace)}s",
+    )
+    world.emit(
+        "job_state",
+        victim.name,
+        f"{victim.name} preempted by {by.name}: SIGTERM, grace {int(grace)}s",
+    )
     if victim.yours:
-        world.alert("critical", victim.name, f"{victim.name} is being preempted by {by.name} ({by.priority} priority)")
+        world.alert(
+            "critical",
+            victim.name,
+            f"{victim.name} is being preempted by {by.name} ({by.priority} priority)",
+        )
     world.env.process(_grace_window(world, victim, attempt, by, grace))
 
 

@@ -25,7 +25,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     catalog = world.checkpoints[job.name]
     resume = _resolve_resume(world, job)
     cluster = world.incident.cluster
-    world.log(job, None, f"attempt {attempt.number}: launching {job.world} ranks on {', '.join(job.nodes)}")
+    world.log(
+        job,
+        None,
+        f"attempt {attempt.number}: launching {job.world} ranks on {', '.join(job.nodes)}",
+    )
     setup = cluster.startup + cluster.rendezvous
     if resume is not None:
         setup += world.checkpoint_read_time(job)
@@ -61,7 +65,9 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     job.last_step_time = env.now
     where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
     world.log(job, None, f"rendezvous complete, world size {job.world}; resumed from {where}")
-    world.emit("job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step)
+    world.emit(
+        "job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step
+    )
     if attempt.stall_on_start is not None:
         world.faults.stall(job, attempt.stall_on_start)
     while job.step < job.steps:

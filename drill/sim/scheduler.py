@@ -111,7 +111,9 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
 
 def _never_fits(cluster: Cluster, job: Job) -> str:
     everything = {
-        name: [g.index for g in node.gpus] for name, node in cluster.nodes.items() if node.schedulable
+        name: [g.index for g in node.gpus]
+        for name, node in cluster.nodes.items()
+        if node.schedulable
     }
     if job.exclude and place(cluster, job, everything) is not None:
         return f"excluded nodes: no placement for {shape(cluster, job)} avoids {', '.join(sorted(job.exclude))}"
@@ -126,7 +128,11 @@ def _reserve(
     free = {n: [g for g in gpus if g not in taken.get(n, set())] for n, gpus in free.items()}
     ends = sorted(
         (
-            ((j.current.start if j.current and j.current.start is not None else now) + j.time_limit, j)
+            (
+                (j.current.start if j.current and j.current.start is not None else now)
+                + j.time_limit,
+                j,
+            )
             for j in running
         ),
         key=lambda pair: (pair[0], pair[1].name),

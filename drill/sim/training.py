@@ -11,9 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 # The text torch raises when it opens a checkpoint whose zip was cut short.
-TORN_LOAD_ERROR = (
-    "PytorchStreamReader failed reading zip archive: failed finding central directory"
-)
+TORN_LOAD_ERROR = "PytorchStreamReader failed reading zip archive: failed finding central directory"
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,9 @@ class CountingTraining:
         if from_step is None or condition == "ok":
             return LoadOutcome(True)
         if verify:
-            return LoadOutcome(False, f"checkpoint step {from_step}: sha256 does not match manifest")
+            return LoadOutcome(
+                False, f"checkpoint step {from_step}: sha256 does not match manifest"
+            )
         if condition == "torn":
             return LoadOutcome(False, TORN_LOAD_ERROR)
         return LoadOutcome(True, poisoned=True)

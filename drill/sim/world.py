@@ -186,7 +186,9 @@ class World:
                     preemption.preempt(self, victim, by=decision.job)
                 preempted = bool(victims)
                 if victims:
-                    decision.job.reason = f"resources: preempting {', '.join(v.name for v in victims)}"
+                    decision.job.reason = (
+                        f"resources: preempting {', '.join(v.name for v in victims)}"
+                    )
 
     def _place_requested(self, pending: list[Job]) -> None:
         """Jobs the incident pins to named nodes at the start take exactly those nodes."""
@@ -286,7 +288,11 @@ class World:
     def _requeue_after(self, job: Job, delay: float):
         yield self.env.timeout(delay)
         if job.state in (REQUEUED, PREEMPTED):
-            why = "requeued after preemption" if job.state == PREEMPTED else "requeued by retry policy"
+            why = (
+                "requeued after preemption"
+                if job.state == PREEMPTED
+                else "requeued by retry policy"
+            )
             job.resume_from = "latest"
             job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
             self.set_state(job, PENDING, why)

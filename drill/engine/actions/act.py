@@ -53,7 +53,9 @@ def swap(ctx: Context, args: list[str]) -> str:
         raise Reject(f"{node.name} is already out for repair")
     spares = ctx.world.cluster.spares_in(node.island)
     if not spares:
-        raise Reject(f"no spare left in island {node.island}; drain {node.name} and restart without it")
+        raise Reject(
+            f"no spare left in island {node.island}; drain {node.name} and restart without it"
+        )
     return ops.swap(ctx.world, node, spares[0])
 
 
@@ -81,7 +83,9 @@ def restart(ctx: Context, args: list[str]) -> str:
         raise Reject(f"usage: {usage}")
     job = ctx.job(args[0])
     if not job.training:
-        raise Reject(f"{job.name} is team {job.team}'s job; you can only restart your own training job")
+        raise Reject(
+            f"{job.name} is team {job.team}'s job; you can only restart your own training job"
+        )
     if job.state == COMPLETED:
         raise Reject(f"{job.name} already completed")
     options = _options(args[1:], {"--from", "--exclude", "--world"}, usage)
@@ -96,7 +100,9 @@ def restart(ctx: Context, args: list[str]) -> str:
             step = parse_int(value, "--from step", 0, job.steps)
             if ctx.world.checkpoints[job.name].get(step) is None:
                 have = [str(r.step) for r in ctx.world.checkpoints[job.name].live()]
-                raise Reject(f"{job.name} has no checkpoint at step {step}; it has: {', '.join(have) or 'none'}")
+                raise Reject(
+                    f"{job.name} has no checkpoint at step {step}; it has: {', '.join(have) or 'none'}"
+                )
             resume = step
     if resume == "latest" and ctx.world.checkpoints[job.name].latest() is None:
         resume = None
@@ -109,9 +115,13 @@ def restart(ctx: Context, args: list[str]) -> str:
         gpus = parse_int(options["--world"], "--world", 1, ctx.world.cluster.total_gpus())
         gpn = ctx.world.cluster.gpus_per_node
         if gpus > gpn and gpus % gpn:
-            raise Reject(f"--world {gpus} does not fill whole nodes; use a multiple of {gpn} or at most {gpn}")
+            raise Reject(
+                f"--world {gpus} does not fill whole nodes; use a multiple of {gpn} or at most {gpn}"
+            )
         if job.gpus % gpus and gpus % job.gpus:
-            raise Reject(f"--world {gpus} cannot keep the global batch of {job.gpus} ranks; use a divisor or multiple of {job.gpus}")
+            raise Reject(
+                f"--world {gpus} cannot keep the global batch of {job.gpus} ranks; use a divisor or multiple of {job.gpus}"
+            )
     return ops.restart(ctx.world, job, resume_from=resume, exclude=exclude, gpus=gpus)
 
 
@@ -167,7 +177,9 @@ def note(ctx: Context, args: list[str], rest: str) -> str:
 def hint(ctx: Context, args: list[str]) -> str:
     expect(args, 0, "hint")
     hints = ctx.world.incident.hints
-    unlocked = [i for i, h in enumerate(hints) if h.after <= ctx.world.now and i not in ctx.hints_shown]
+    unlocked = [
+        i for i, h in enumerate(hints) if h.after <= ctx.world.now and i not in ctx.hints_shown
+    ]
     if not hints:
         raise Reject("this incident has no hints")
     if not unlocked:
@@ -203,7 +215,11 @@ def _options(args: list[str], allowed: set[str], usage: str) -> dict[str, str]:
     while i < len(args):
         key = args[i]
         if key not in allowed:
-            raise unknown("option", key, allowed) if key.startswith("--") else Reject(f"usage: {usage}")
+            raise (
+                unknown("option", key, allowed)
+                if key.startswith("--")
+                else Reject(f"usage: {usage}")
+            )
         if i + 1 >= len(args):
             raise Reject(f"{key} needs a value; usage: {usage}")
         options[key] = args[i + 1]

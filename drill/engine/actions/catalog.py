@@ -23,7 +23,13 @@ VERBS: dict[str, Verb] = {
     v.name: v
     for v in [
         Verb("status", "status [JOB]", "the cluster at a glance, or one job in detail", 15, "look"),
-        Verb("queue", "queue", "every job: state, pending reason, GPUs, nodes, step, attempts", 15, "look"),
+        Verb(
+            "queue",
+            "queue",
+            "every job: state, pending reason, GPUs, nodes, step, attempts",
+            15,
+            "look",
+        ),
         Verb("nodes", "nodes", "every node: state, island, leaf, GPUs in use, jobs", 15, "look"),
         Verb(
             "logs",
@@ -42,7 +48,13 @@ VERBS: dict[str, Verb] = {
             " 48, 79, 94 and 95 at the hardware: drain the node and swap it.",
         ),
         Verb("df", "df [VOLUME]", "storage volumes: used, capacity, quota", 10, "look"),
-        Verb("ckpt list", "ckpt list JOB", "the job's checkpoints and where `latest` points", 15, "look"),
+        Verb(
+            "ckpt list",
+            "ckpt list JOB",
+            "the job's checkpoints and where `latest` points",
+            15,
+            "look",
+        ),
         Verb(
             "ckpt verify",
             "ckpt verify JOB STEP",
@@ -83,7 +95,13 @@ VERBS: dict[str, Verb] = {
             "act",
             "Work on the node is killed. The spare joins the same leaf after the swap time.",
         ),
-        Verb("cancel", "cancel JOB", "cancel the job (Slurm scancel); it does not come back", 15, "act"),
+        Verb(
+            "cancel",
+            "cancel JOB",
+            "cancel the job (Slurm scancel); it does not come back",
+            15,
+            "act",
+        ),
         Verb(
             "requeue",
             "requeue JOB",
@@ -110,7 +128,13 @@ VERBS: dict[str, Verb] = {
             "act",
         ),
         Verb("ckpt rm", "ckpt rm JOB STEP", "delete one checkpoint", 15, "act"),
-        Verb("ckpt prune", "ckpt prune JOB --keep N", "delete all but the newest N checkpoints", 15, "act"),
+        Verb(
+            "ckpt prune",
+            "ckpt prune JOB --keep N",
+            "delete all but the newest N checkpoints",
+            15,
+            "act",
+        ),
         Verb("quota", "quota VOLUME +SIZE", "ask the storage team for more quota", 60, "act"),
         Verb(
             "set",
@@ -122,7 +146,13 @@ VERBS: dict[str, Verb] = {
         ),
         Verb("ack", "ack ALERT|all", "acknowledge a page, like P3, or every open page", 5, "act"),
         Verb("note", "note TEXT", "write a note in the incident log", 30, "act"),
-        Verb("hint", "hint", "reveal the next hint that has unlocked (costs discipline points)", 10, "act"),
+        Verb(
+            "hint",
+            "hint",
+            "reveal the next hint that has unlocked (costs discipline points)",
+            10,
+            "act",
+        ),
         Verb("wait", "wait DURATION", "let the night run, like `wait 5m`", 0, "act"),
         Verb("help", "help [VERB]", "this list, or one verb in detail", 0, "look"),
     ]

@@ -22,4 +22,8 @@ def unknown(kind: str, word: str, choices: Iterable[str]) -> Reject:
     if guess:
         return Reject(f"no {kind} named {word!r}; did you mean {guess!r}?")
     listing = ", ".join(options[:6]) + (" ..." if len(options) > 6 else "")
-    return Reject(f"no {kind} named {word!r}; try one of: {listing}" if options else f"no {kind} named {word!r}")
+    return Reject(
+        f"no {kind} named {word!r}; try one of: {listing}"
+        if options
+        else f"no {kind} named {word!r}"
+    )

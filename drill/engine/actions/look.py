@@ -42,10 +42,14 @@ def _job_line(ctx: Context, job) -> str:
 def _job_detail(ctx: Context, job) -> str:
     world = ctx.world
     lines = [_job_line(ctx, job)]
-    lines.append(f"  team {job.team}, priority {job.priority}, {job.world} GPUs, nodes {', '.join(job.nodes) or '-'}")
+    lines.append(
+        f"  team {job.team}, priority {job.priority}, {job.world} GPUs, nodes {', '.join(job.nodes) or '-'}"
+    )
     if job.training and job.last_step_time is not None:
         age = world.now - job.last_step_time
-        lines.append(f"  last step {job.step} at {ctx.clock(job.last_step_time)} ({format_duration(age)} ago)")
+        lines.append(
+            f"  last step {job.step} at {ctx.clock(job.last_step_time)} ({format_duration(age)} ago)"
+        )
         latest = world.checkpoints[job.name].latest()
         lines.append(f"  latest checkpoint: {'step ' + str(latest.step) if latest else 'none'}")
     if job.exclude:
@@ -55,14 +59,18 @@ def _job_detail(ctx: Context, job) -> str:
         start = ctx.clock(attempt.start) if attempt.start is not None else "not started"
         end = ctx.clock(attempt.end) if attempt.end is not None else "now"
         why = f": {attempt.why}" if attempt.why else ""
-        lines.append(f"  attempt {attempt.number} {start}-{end} on {', '.join(attempt.nodes) or '-'}{why}")
+        lines.append(
+            f"  attempt {attempt.number} {start}-{end} on {', '.join(attempt.nodes) or '-'}{why}"
+        )
     return "\n".join(lines)
 
 
 def queue(ctx: Context, args: list[str]) -> str:
     expect(args, 0, "queue")
     rows = [("JOB", "TEAM", "PRIO", "STATE", "GPUS", "NODES", "STEP", "TRIES", "REASON")]
-    for job in sorted(ctx.world.jobs.values(), key=lambda j: (j.state not in (RUNNING, PENDING), j.sort_key())):
+    for job in sorted(
+        ctx.world.jobs.values(), key=lambda j: (j.state not in (RUNNING, PENDING), j.sort_key())
+    ):
         if job.state in ("completed", "cancelled") and not job.yours:
             continue
         rows.append(
@@ -133,7 +141,9 @@ def _per_rank_summary(ctx: Context, job) -> str:
         lines.append(f"last line of each rank ({job.world} ranks):")
         for rank in range(job.world):
             silent = log.silent_from.get(rank)
-            marks = [(t, f"step {s}") for t, s, _ in log.step_marks if silent is None or t <= silent]
+            marks = [
+                (t, f"step {s}") for t, s, _ in log.step_marks if silent is None or t <= silent
+            ]
             own = [(line.time, line.text) for line in log.lines if line.rank == rank]
             merged = sorted(marks + own, key=lambda pair: pair[0])
             if merged:
@@ -160,7 +170,9 @@ def health(ctx: Context, args: list[str]) -> str:
     for gpu in node.gpus:
         owner = next((job for job, gpus in node.allocations.items() if gpu.index in gpus), "-")
         if gpu.broken:
-            condition = f"ERROR: Xid {gpu.xid} ({XID_NAMES.get(gpu.xid or 0, 'GPU error')}), not usable"
+            condition = (
+                f"ERROR: Xid {gpu.xid} ({XID_NAMES.get(gpu.xid or 0, 'GPU error')}), not usable"
+            )
         elif gpu.throttled > 1.0:
             condition = "ok, clocks throttled (HW Slowdown: thermal)"
         else:
@@ -189,7 +201,9 @@ def ckpt_list(ctx: Context, args: list[str]) -> str:
         return f"{job.name}: no checkpoints yet"
     lines = [f"{job.name} checkpoints (latest -> {catalog.latest_step}):"]
     for record in live:
-        checked = {None: "not verified", True: "verified ok", False: "FAILED verify"}[record.verified]
+        checked = {None: "not verified", True: "verified ok", False: "FAILED verify"}[
+            record.verified
+        ]
         lines.append(f"  step {record.step:>6}  written {ctx.clock(record.time)}  {checked}")
     return "\n".join(lines)
 

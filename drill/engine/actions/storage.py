@@ -101,7 +101,9 @@ def df(ctx: Context, args: list[str]) -> str:
         used = sum(usage.values())
         quota_text = "-"
         if mine in volume.quotas:
-            quota_text = f"{format_size(usage.get(mine, 0.0))} of {format_size(volume.quotas[mine])} quota"
+            quota_text = (
+                f"{format_size(usage.get(mine, 0.0))} of {format_size(volume.quotas[mine])} quota"
+            )
         elif usage.get(mine):
             quota_text = f"{format_size(usage.get(mine, 0.0))} (no quota)"
         rows.append(

@@ -1,0 +1,76 @@
+"""What a storage dashboard shows: volumes as `df` reports them, and the learner's checkpoints
+as `ckpt list` reports them. Plain data, read-only: it never settles a volume or touches a file,
+so looking at it cannot change the night.
+
+Like `df`, usage is shown as of the volume's reporting lag; like `ckpt list`, a checkpoint shows
+whether anyone has verified it, never its physical condition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from drill.engine.drill import Drill
+
+
+@dataclass(frozen=True)
+class VolumeView:
+    name: str
+    capacity: float
+    used: float  # everyone's usage, as of `as_of`
+    team_used: float  # the learner's team's usage, as of `as_of`
+    quota: float | None  # the learner's team's quota here, if it has one
+    as_of: float  # sim time the numbers describe (now minus the reporting lag)
+
+
+@dataclass(frozen=True)
+class CheckpointView:
+    step: int
+    time: float
+    verified: bool | None  # None: never checked; True or False after `ckpt verify`
+
+
+@dataclass(frozen=True)
+class StorageView:
+    team: str
+    volume: str | None  # where the learner's job writes its checkpoints, if modelled
+    volumes: tuple[VolumeView, ...]
+    job: str
+    checkpoints: tuple[CheckpointView, ...]
+    latest: int | None  # where the `latest` pointer points
+
+
+def storage_view(drill: Drill) -> StorageView:
+    world = drill.world
+    job = drill.learner_job
+    volumes = []
+    for volume in world.volumes.values():
+        as_of = max(0.0, world.now - volume.spec.df_lag)
+        usage = volume.seen_at(as_of)
+        quota = volume.quotas.get(job.team)
+        volumes.append(
+            VolumeView(
+                name=volume.name,
+                capacity=float(volume.capacity),
+                used=float(sum(usage.values())),
+                team_used=float(usage.get(job.team, 0.0)),
+                quota=float(quota) if quota is not None else None,
+                as_of=as_of,
+            )
+        )
+    catalog = world.checkpoints.get(job.name)
+    checkpoints: tuple[CheckpointView, ...] = ()
+    latest = None
+    if catalog is not None:
+        checkpoints = tuple(CheckpointView(r.step, r.time, r.verified) for r in catalog.live())
+        latest = catalog.latest_step
+    return StorageView(
+        team=job.team,
+        volume=world.policy[job.name].volume if job.name in world.policy else None,
+        volumes=tuple(volumes),
+        job=job.name,
+        checkpoints=checkpoints,
+        latest=latest,
+    )
