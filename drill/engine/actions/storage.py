@@ -95,7 +95,6 @@ def df(ctx: Context, args: list[str]) -> str:
     mine = world.jobs[world.incident.learner_job.name].team
     rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%", f"TEAM {mine.upper()}", "AS OF")]
     for volume in chosen:
-        volume.settle(world.now)
         as_of = max(0.0, world.now - volume.spec.df_lag)
         usage = volume.seen_at(as_of)
         used = sum(usage.values())
