@@ -9,9 +9,7 @@ import sys
 from dataclasses import dataclass
 
 from drill.commands.listing import incident_files
-from drill.engine.par import measured_run, par_and_floor
-from drill.engine.score import Score, build_score
-from drill.incident.clock import NightClock
+from drill.engine.par import measured_run, par_and_floor, score_against
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
 
@@ -27,24 +25,12 @@ class Check:
     detail: str
 
 
-def score_of(incident: Incident, mine, par, floor) -> Score:
-    return build_score(
-        mine,
-        par,
-        floor,
-        weights=dict(incident.scoring.weights),
-        night_length=incident.night.length,
-        job_gpus=incident.learner_job.gpus,
-        clock=NightClock(incident.night.start).label,
-    )
-
-
 def check_incident(incident: Incident, backend: str) -> list[Check]:
     checks: list[Check] = []
     for seed in incident.seeds:
         par, floor = par_and_floor(incident, seed, backend)
-        floor_score = score_of(incident, floor, par, floor)
-        ref_score = score_of(incident, par, par, floor)
+        floor_score = score_against(incident, floor, par, floor)
+        ref_score = score_against(incident, par, par, floor)
         checks.append(
             _judge(incident, seed, "reference", par, ref_score, incident.reference_expect, None)
         )
@@ -57,7 +43,7 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
         checks.append(Check(incident.id, seed, "nothing", quiet, detail))
         for book in incident.runbooks:
             mine = measured_run(incident, seed, backend, list(book.actions), book.name)
-            score = score_of(incident, mine, par, floor)
+            score = score_against(incident, mine, par, floor)
             band = (floor_score.total, ref_score.total)
             checks.append(_judge(incident, seed, book.name, mine, score, book.expect, band))
     return checks

@@ -16,6 +16,7 @@ from drill.engine.headless import play
 from drill.engine.outcome import Outcome, measure
 from drill.engine.score import Score, build_score
 from drill.engine.timed import parse_text
+from drill.incident.clock import NightClock
 from drill.incident.models import Incident
 
 
@@ -78,8 +79,8 @@ def reference_actions(incident: Incident, seed: int, backend: str) -> list[dict]
     return list(_cached(incident, seed, backend)["reference_actions"])
 
 
-def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome, clock) -> Score:
-    par, floor = par_and_floor(incident, seed, backend)
+def score_against(incident: Incident, mine: Outcome, par: Outcome, floor: Outcome) -> Score:
+    """Score one measured night against par and floor with the incident's own weights."""
     return build_score(
         mine,
         par,
@@ -87,10 +88,15 @@ def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome, cl
         weights=dict(incident.scoring.weights),
         night_length=incident.night.length,
         job_gpus=incident.learner_job.gpus,
-        clock=clock,
+        clock=NightClock(incident.night.start).label,
     )
+
+
+def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome) -> Score:
+    par, floor = par_and_floor(incident, seed, backend)
+    return score_against(incident, mine, par, floor)
 
 
 def score_drill(drill: Drill) -> Score:
     mine = measure(drill, drill.incident.scoring.paging_target)
-    return score_outcome(drill.incident, drill.seed, drill.backend, mine, drill.world.clock.label)
+    return score_outcome(drill.incident, drill.seed, drill.backend, mine)

@@ -156,7 +156,6 @@ class ReplicaTraining:
     # -- measuring --------------------------------------------------------------------------
 
     def report(self, final_step: int) -> ReplicaReport:
-        from replica.baseline import load_or_train_baseline
         from replica.match import match
 
         final_loss = None
@@ -167,13 +166,7 @@ class ReplicaTraining:
             final_loss = self.trainer.losses[-1][1]
         step = self.trainer.step if self.trainer is not None else 0
         if step > 0:
-            baseline = load_or_train_baseline(
-                self.config,
-                world_size=self.config.ranks,
-                steps=self.steps,
-                keep_steps=range(self.steps + 1),
-                cache_dir=self.cache_dir,
-            )
+            baseline = self._baseline()
             baseline_loss = baseline.losses[step - 1]
             result = match(self.trainer.parameters_copy(), baseline.weights[step])
             verdict, rel = result.kind, result.rel_l2
@@ -192,16 +185,18 @@ class ReplicaTraining:
 
     def baseline_losses(self) -> list[float]:
         """The undisturbed run's loss per step (trained once, then cached on disk)."""
+        return list(self._baseline().losses)
+
+    def _baseline(self):
         from replica.baseline import load_or_train_baseline
 
-        baseline = load_or_train_baseline(
+        return load_or_train_baseline(
             self.config,
             world_size=self.config.ranks,
             steps=self.steps,
             keep_steps=range(self.steps + 1),
             cache_dir=self.cache_dir,
         )
-        return list(baseline.losses)
 
     def close(self) -> None:
         shutil.rmtree(self.run_dir, ignore_errors=True)
