@@ -21,6 +21,8 @@ _EXPORTS = {
     "CheckpointError": "replica.errors",
     "CheckpointWriteError": "replica.errors",
     "ConfigMismatchError": "replica.errors",
+    "GroupError": "replica.errors",
+    "GlooGroup": "replica.distributed.launcher",
     "Baseline": "replica.baseline",
     "load_or_train_baseline": "replica.baseline",
     "MatchResult": "replica.match",

@@ -6,6 +6,12 @@ rename), so a second process never reads half a file, and an exclusive lock arou
 check-train-write makes a second process wait for the first instead of training twice. It is
 loaded with weights_only=True like every other file the replica reads. A cache file that is
 unreadable, or that lacks some of the requested steps, is simply retrained and replaced.
+
+Backends: "inprocess" trains with replica.trainer.Trainer in this process. "gloo" trains with a
+replica.distributed.GlooGroup of `world_size` real worker processes (its run directory is a
+temporary folder, removed afterwards). With world size 1 or 2 the two backends give the same
+bits; with more ranks gloo adds the rank gradients in its own order and the runs are close,
+not bit-exact (docs/replica.md, "Real processes"), which is why the backend is in the key.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import hashlib
 import io
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +32,9 @@ from replica.config import ReplicaConfig
 from replica.trainer import Trainer
 
 CACHE_FORMAT = 1
-BACKENDS = ("inprocess",)
+BACKENDS = ("inprocess", "gloo")
+# Process group timeout for the gloo baseline: nothing is injected, so a timeout is a bug.
+GLOO_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,8 @@ def load_or_train_baseline(
             return Baseline(cached.losses, {s: cached.weights[s] for s in keep}, cached=True)
         # Keep what an earlier caller asked for too, so callers do not evict each other.
         want = sorted(set(keep) | (set(cached.weights) if cached else set()))
-        trained = _train(config, world, steps, want)
+        train = _train_gloo if backend == "gloo" else _train
+        trained = train(config, world, steps, want)
         _write_atomic(path, {"key": key, "losses": trained.losses, "weights": trained.weights})
         return Baseline(trained.losses, {s: trained.weights[s] for s in keep})
 
@@ -99,6 +109,27 @@ def _train(config: ReplicaConfig, world: int, steps: int, keep: list[int]) -> Ba
         if trainer.step in wanted:
             weights[trainer.step] = trainer.parameters_copy()
     return Baseline([loss for _, loss in trainer.losses], weights)
+
+
+def _train_gloo(config: ReplicaConfig, world: int, steps: int, keep: list[int]) -> Baseline:
+    from replica.distributed.launcher import GlooGroup
+
+    weights: dict[int, dict[str, torch.Tensor]] = {}
+    wanted = set(keep)
+    losses: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="replica-baseline-") as run_dir:
+        group = GlooGroup(config, world, run_dir, timeout=GLOO_TIMEOUT_S)
+        group.start()
+        try:
+            if 0 in wanted:
+                weights[0] = group.parameters()
+            for _ in range(steps):
+                losses.append(group.step())
+                if group.step_count in wanted:
+                    weights[group.step_count] = group.parameters()
+        finally:
+            group.stop()
+    return Baseline(losses, weights)
 
 
 def _read(path: Path, key: dict) -> Baseline | None:

@@ -31,3 +31,27 @@ class CheckpointWriteError(CheckpointError, RuntimeError):
     def __init__(self, reason: str, *, file: str | None = None, errno: int | None = None) -> None:
         super().__init__(reason, file=file)
         self.errno = errno
+
+
+class GroupError(ReplicaError):
+    """A multi-process group (replica/distributed) failed to start, step, load or stop.
+
+    `errors` holds what the workers themselves raised, each tagged with its rank, in the
+    exception's own words (for example "[rank 0] RuntimeError: ... Connection closed by peer
+    ..."), because those texts are what the game shows as alerts. `exit_codes` maps the rank of
+    each worker that died to its exit status (negative: killed by that signal number).
+    `checkpoint_error` is set when the failure was a checkpoint that could not be loaded.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        errors: list[str] | None = None,
+        *,
+        exit_codes: dict[int, int | None] | None = None,
+        checkpoint_error: CheckpointError | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.errors: list[str] = list(errors or [])
+        self.exit_codes: dict[int, int | None] = dict(exit_codes or {})
+        self.checkpoint_error = checkpoint_error
