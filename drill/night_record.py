@@ -41,7 +41,7 @@ def rebuild(path: str, *, backend: str | None = None, incident: str | None = Non
     loaded = resolve_saved_incident(save, incident)
     check_incident(save, loaded)
     chosen = backend or save.backend
-    drill = Drill.create(loaded.incident, save.seed, chosen)
+    drill = Drill.create(loaded.incident, save.seed, chosen, save.ranks)
     for saved in save.actions:
         drill.advance_to(saved.time)
         act_line(drill, saved.text)

@@ -61,6 +61,11 @@ class Save:
     def backend(self) -> str:
         return str(self.header.get("backend", "inprocess"))
 
+    @property
+    def ranks(self) -> int | None:
+        ranks = self.header.get("ranks")
+        return ranks if isinstance(ranks, int) else None
+
 
 class SaveWriter:
     def __init__(self, path: str | Path, header: dict[str, Any]):
@@ -74,7 +79,7 @@ class SaveWriter:
 
     @classmethod
     def start(
-        cls, path, *, incident_id, incident_sha256, incident_path, seed, backend
+        cls, path, *, incident_id, incident_sha256, incident_path, seed, backend, ranks=None
     ) -> SaveWriter:
         if Path(path).exists() and Path(path).stat().st_size > 0:
             raise SaveError(
@@ -91,6 +96,7 @@ class SaveWriter:
             "incident_path": str(incident_path),
             "seed": seed,
             "backend": backend,
+            "ranks": ranks,
         }
         return cls(path, header)
 

@@ -30,9 +30,14 @@ class Session:
 
     @classmethod
     def start(
-        cls, loaded: LoadedIncident, seed: int, backend: str, save_path: str | Path | None
+        cls,
+        loaded: LoadedIncident,
+        seed: int,
+        backend: str,
+        save_path: str | Path | None,
+        ranks: int | None = None,
     ) -> Session:
-        drill = Drill.create(loaded.incident, seed, backend)
+        drill = Drill.create(loaded.incident, seed, backend, ranks)
         path = Path(save_path) if save_path else default_save_path(loaded.incident.id, seed)
         writer = SaveWriter.start(
             path,
@@ -41,6 +46,7 @@ class Session:
             incident_path=loaded.path,
             seed=seed,
             backend=backend,
+            ranks=ranks,
         )
         return cls(drill, loaded, writer)
 

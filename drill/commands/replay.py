@@ -20,7 +20,7 @@ def replay(args: argparse.Namespace) -> int:
     save = read_save(args.save)
     loaded = resolve_saved_incident(save, args.incident)
     check_incident(save, loaded)
-    session = Session(Drill.create(loaded.incident, save.seed, save.backend), loaded)
+    session = Session(Drill.create(loaded.incident, save.seed, save.backend, save.ranks), loaded)
     try:
         try:
             session.replay(save, verify=args.verify)

@@ -9,7 +9,7 @@ from drill.engine.headless import Skipped
 from drill.incident.units import format_duration
 
 # Step events are thousands of lines of noise in an account; the loss curve carries them.
-TIMELINE_KINDS = ("alert", "job_state", "node_state", "checkpoint", "hint", "fault")
+TIMELINE_KINDS = ("alert", "job_state", "node_state", "checkpoint", "hint", "fault", "job_log")
 
 
 def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any]:

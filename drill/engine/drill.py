@@ -40,17 +40,22 @@ class ActionResult:
         }
 
 
-BACKENDS = ("inprocess", "sim")
+BACKENDS = ("inprocess", "gloo", "sim")
 
 
-def make_training(incident: Incident, backend: str) -> TrainingBackend | None:
-    """`inprocess` trains the real replica; `sim` only counts steps (fast, no torch)."""
+def make_training(incident: Incident, backend: str, ranks: int | None = None) -> TrainingBackend | None:
+    """`inprocess` trains the real replica in this process; `gloo` as `ranks` real processes;
+    `sim` only counts steps (fast, no torch)."""
     if backend == "sim":
         return None
     if backend == "inprocess":
         from drill.engine.replica_training import ReplicaTraining
 
-        return ReplicaTraining(incident)
+        return ReplicaTraining(incident, ranks=ranks)
+    if backend == "gloo":
+        from drill.engine.gloo_training import GlooTraining
+
+        return GlooTraining(incident, ranks=ranks or 2)
     raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
 
 
@@ -70,8 +75,10 @@ class Drill:
         self.ctx = Context(self.world)
 
     @classmethod
-    def create(cls, incident: Incident, seed: int, backend: str = "inprocess") -> Drill:
-        return cls(incident, seed, make_training(incident, backend), backend)
+    def create(
+        cls, incident: Incident, seed: int, backend: str = "inprocess", ranks: int | None = None
+    ) -> Drill:
+        return cls(incident, seed, make_training(incident, backend, ranks), backend)
 
     # -- time -------------------------------------------------------------------------------
 

@@ -57,11 +57,15 @@ def default_cache_dir() -> Path:
 
 
 class ReplicaTraining:
-    """A TrainingBackend that trains the learner's job for real; other jobs only count."""
+    """A TrainingBackend that trains the learner's job for real; other jobs only count.
+
+    This one runs every rank in this process. GlooTraining (gloo_training.py) runs them as real
+    processes through the same steps below, overriding only the handful of `_` methods.
+    """
 
     backend = "inprocess"
 
-    def __init__(self, incident: Incident, *, cache_dir: Path | None = None):
+    def __init__(self, incident: Incident, *, cache_dir: Path | None = None, ranks: int | None = None):
         from replica.checkpoint import CheckpointStore
         from replica.config import ReplicaConfig
 
@@ -70,6 +74,8 @@ class ReplicaTraining:
         self.job_width = spec.gpus
         self.steps = spec.steps
         self.config = ReplicaConfig.from_mapping(dict(spec.replica))
+        # The replica's world when the job runs at full width: the baseline's world too.
+        self.full_ranks = ranks or self.config.ranks
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.run_dir = Path(tempfile.mkdtemp(prefix=f"drill-{incident.id}-"))
         self.store = CheckpointStore(self.run_dir, config_hash=self.config.config_hash())
@@ -89,48 +95,42 @@ class ReplicaTraining:
             return LoadOutcome(True)
         from replica.errors import CheckpointError
         from replica.ranks import replica_world_for
-        from replica.trainer import Trainer
 
         ranks = replica_world_for(
-            world, self.job_width, self.config.ranks, global_batch=self.config.global_batch
+            world, self.job_width, self.full_ranks, global_batch=self.config.global_batch
         )
-        trainer = Trainer(self.config, ranks)
+        try:
+            self._launch(ranks, from_step, verify)
+        except CheckpointError as exc:
+            if verify and condition != "ok":
+                self.corrupt_detected += 1
+            return LoadOutcome(False, str(exc))
         if from_step is not None:
-            try:
-                state = self.store.load(from_step, verify=verify)
-                trainer.load_full_state(state)
-            except CheckpointError as exc:
-                if verify and condition != "ok":
-                    self.corrupt_detected += 1
-                return LoadOutcome(False, str(exc))
             self.checkpoints_loaded += 1
             if condition == "corrupt":
                 self.corrupt_loaded += 1
-        self.trainer = trainer
         return LoadOutcome(True, poisoned=condition == "corrupt")
 
     def step(self, job: str) -> float | None:
-        if job != self.job or self.trainer is None:
+        if job != self.job or not self._running():
             return None
         self.steps_trained += 1
-        return self.trainer.train_step()
+        return self._train_step()
 
     def save(self, job: str, step: int, *, atomic: bool, fail_fraction: float | None) -> None:
-        if job != self.job or self.trainer is None:
+        if job != self.job or not self._running():
             return
         from replica.errors import CheckpointWriteError
 
-        if self.trainer.step != step:
-            raise RuntimeError(f"replica is at step {self.trainer.step}, the job saved {step}")
+        if self._trained_step() != step:
+            raise RuntimeError(f"replica is at step {self._trained_step()}, the job saved {step}")
         if fail_fraction is None:
-            self.store.save(self.trainer, atomic=atomic)
+            self._save(atomic, None)
             self.checkpoints_written += 1
             return
         # Expected to raise: the disk filled or the job was killed part way.
         with contextlib.suppress(CheckpointWriteError):
-            self.store.save(
-                self.trainer, atomic=atomic, fail_after_fraction=min(fail_fraction, 0.99)
-            )
+            self._save(atomic, min(fail_fraction, 0.99))
 
     def corrupt(self, job: str, step: int, seed: int) -> None:
         if job == self.job:
@@ -153,22 +153,53 @@ class ReplicaTraining:
         with contextlib.suppress(CheckpointError):
             self.store.rm(step)
 
+    def rank_fault(self, job: str, sim_rank: int, sim_world: int, how: str) -> list[str]:
+        """A rank dies ("kill") or stops silently ("hang"). In one process there is no other
+        process to raise anything: the simulation's own signals are all there is."""
+        return []
+
+    # -- how this backend trains (GlooTraining overrides these) ------------------------------
+
+    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> None:
+        from replica.trainer import Trainer
+
+        trainer = Trainer(self.config, ranks)
+        if from_step is not None:
+            trainer.load_full_state(self.store.load(from_step, verify=verify))
+        self.trainer = trainer
+
+    def _running(self) -> bool:
+        return self.trainer is not None
+
+    def _train_step(self) -> float:
+        return self.trainer.train_step()
+
+    def _trained_step(self) -> int:
+        return self.trainer.step if self.trainer is not None else 0
+
+    def _save(self, atomic: bool, fail_fraction: float | None) -> None:
+        self.store.save(self.trainer, atomic=atomic, fail_after_fraction=fail_fraction)
+
+    def _final_weights(self):
+        """(step, loss, parameters) of the replica as the night left it."""
+        if self.trainer is None:
+            return 0, None, None
+        loss = self.trainer.losses[-1][1] if self.trainer.losses else None
+        return self.trainer.step, loss, self.trainer.parameters_copy()
+
     # -- measuring --------------------------------------------------------------------------
 
     def report(self, final_step: int) -> ReplicaReport:
         from replica.match import match
 
-        final_loss = None
         verdict = None
         rel = None
         baseline_loss = None
-        if self.trainer is not None and self.trainer.losses:
-            final_loss = self.trainer.losses[-1][1]
-        step = self.trainer.step if self.trainer is not None else 0
-        if step > 0:
+        step, final_loss, params = self._final_weights()
+        if step > 0 and params is not None:
             baseline = self._baseline()
             baseline_loss = baseline.losses[step - 1]
-            result = match(self.trainer.parameters_copy(), baseline.weights[step])
+            result = match(params, baseline.weights[step])
             verdict, rel = result.kind, result.rel_l2
         return ReplicaReport(
             final_step=step,
@@ -181,6 +212,7 @@ class ReplicaTraining:
             corrupt_loaded=self.corrupt_loaded,
             match=verdict,
             rel_l2=rel,
+            backend=self.backend,
         )
 
     def baseline_losses(self) -> list[float]:
@@ -192,7 +224,8 @@ class ReplicaTraining:
 
         return load_or_train_baseline(
             self.config,
-            world_size=self.config.ranks,
+            backend=self.backend,
+            world_size=self.full_ranks,
             steps=self.steps,
             keep_steps=range(self.steps + 1),
             cache_dir=self.cache_dir,

@@ -331,6 +331,13 @@ class JobSpec(Strict):
     collective_timeout: Duration = Field(
         600.0, description="a collective that waits longer than this fails the job"
     )
+    process_group_timeout: Duration = Field(
+        10.0,
+        description=(
+            "wall-clock timeout of the real gloo process group (--backend gloo); torch's default"
+            " is 30 minutes, far too long to wait for a hung rank at a keyboard"
+        ),
+    )
     retry: Retry = Field(Retry(), description="automatic restarts after a failure")
     checkpoint: CheckpointSettings = Field(
         CheckpointSettings(), description="checkpoint cadence, retention and how they are written"

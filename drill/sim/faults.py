@@ -95,7 +95,7 @@ class FaultSchedule:
                 self._crash(victim, victim_rank, "exitcode: -9, Signals.SIGKILL")
         elif fault.kind == "hang_rank":
             if job is not None and rank is not None and job.state == RUNNING:
-                self.stall(job, rank)
+                self.stall(job, rank, how="hang")
         elif fault.kind == "node_down":
             self.node_down(node.name, fault.duration, fault.persists_after_reboot is True)
         elif fault.kind == "straggler":
@@ -191,12 +191,20 @@ class FaultSchedule:
             elif job.training:
                 self.stall(job, rank)
 
-    def stall(self, job: Job, rank: int, clears_after: float | None = None) -> None:
-        """A rank stops inside a collective: everyone else waits for it until the timeout."""
+    def stall(
+        self, job: Job, rank: int, clears_after: float | None = None, how: str = "kill"
+    ) -> None:
+        """A rank stops inside a collective: everyone else waits for it until the timeout.
+
+        `how` says what happens to the real process behind that rank, when there is one: "kill"
+        when it is gone (its GPU fell off the bus, its node stopped), "hang" when it is alive
+        but stuck in software. A stall that clears by itself leaves the real processes alone.
+        """
         world = self.world
         attempt = job.current
         if attempt is not None and job.training and not attempt.training:
             attempt.stall_on_start = rank  # the rank hangs as soon as training begins
+            attempt.stall_how = how
             return
         if attempt is None or not job.training or not attempt.training or attempt.stall_wake:
             return
@@ -208,6 +216,22 @@ class FaultSchedule:
         world.env.process(self._progress_alert(job, attempt))
         if clears_after is not None:
             world.env.process(self._unstall_after(job, attempt, clears_after))
+        else:
+            self._real_fault(job, attempt, rank, how)
+
+    def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
+        """Do to the real worker process what the night did to the rank (a multi-process
+        replica only), and keep what the surviving processes really raised."""
+        hook = getattr(self.world.training, "rank_fault", None)
+        if hook is None or not job.yours or not attempt.training:
+            return
+        texts = hook(job.name, rank, job.world, how)
+        attempt.real_errors.extend(texts)
+        for text in texts:
+            # The surviving processes print this the moment they raise: it is in their logs
+            # now, while the job as a whole fails when the simulation says it does.
+            self.world.log(job, None, text)
+            self.world.emit("job_log", job.name, text, real=True)
 
     def _unstall_after(self, job: Job, attempt, delay: float):
         yield self.world.env.timeout(delay)
@@ -271,6 +295,7 @@ class FaultSchedule:
         pid = world.cluster.nodes[node].pid_base + gpu if node in world.cluster.nodes else 0
         world.log(job, rank, f"[rank {rank}] RuntimeError: {error}")
         world.logs[job.name].silent_from[rank] = world.now
+        self._real_fault(job, attempt, rank, "kill")
 
         def notice():
             from drill.sim.world import LAUNCHER_MONITOR_INTERVAL

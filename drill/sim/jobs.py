@@ -37,6 +37,7 @@ class Attempt:
     preempting: bool = False  # SIGTERM received; no more steps
     writing: Any = None  # the checkpoint write in flight, if any
     stall_on_start: int | None = None  # a rank that hung before training began
+    stall_how: str = "kill"  # and what that does to its real process
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor

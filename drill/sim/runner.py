@@ -69,7 +69,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         "job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step
     )
     if attempt.stall_on_start is not None:
-        world.faults.stall(job, attempt.stall_on_start)
+        world.faults.stall(job, attempt.stall_on_start, how=attempt.stall_how)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
         if attempt.ended or attempt.preempting:

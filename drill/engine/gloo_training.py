@@ -1,0 +1,88 @@
+"""The replica as N real processes joined by torch.distributed on gloo over 127.0.0.1.
+
+The simulation still decides when everything happens; these processes do the real work and,
+when the night kills or freezes a rank, a real worker gets SIGKILL or SIGSTOP and the survivors'
+own exception texts become part of what the pager says. Worker start-up, the kill and the wait
+for the survivors' errors take wall time, never sim time.
+
+Which fault does what to a process: a rank whose process dies (kill_rank, a crashing Xid) or
+whose GPU is gone from under it (Xid 79, a node that stops answering) is SIGKILLed; a rank that
+hangs in software (hang_rank) is SIGSTOPped, so the survivors hit the process group timeout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from drill.engine.replica_training import ReplicaTraining
+from drill.incident.models import Incident
+
+
+class GlooTraining(ReplicaTraining):
+    backend = "gloo"
+
+    def __init__(self, incident: Incident, *, ranks: int = 2, cache_dir: Path | None = None):
+        super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
+        self.timeout = incident.learner_job.process_group_timeout
+        self.group = None
+        self.real_errors: list[str] = []
+        # The weights as the last group left them: a killed group cannot be asked afterwards.
+        self._last = (0, None, None)
+
+    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> None:
+        from replica.distributed import GlooGroup, GroupError
+
+        self._stop_group()
+        group = GlooGroup(self.config, ranks, self.run_dir, timeout=self.timeout)
+        try:
+            group.start(load_step=from_step, verify=verify)
+        except GroupError as exc:
+            group.stop()
+            if exc.checkpoint_error is not None:
+                raise exc.checkpoint_error from None
+            raise
+        self.group = group
+        self._last = (group.step_count, None, None)
+
+    def _running(self) -> bool:
+        return self.group is not None and self.group.running
+
+    def _train_step(self) -> float:
+        loss = self.group.step()
+        self._last = (self.group.step_count, loss, None)
+        return loss
+
+    def _trained_step(self) -> int:
+        return self.group.step_count if self.group is not None else self._last[0]
+
+    def _save(self, atomic: bool, fail_fraction: float | None) -> None:
+        self.group.save(atomic=atomic, fail_after_fraction=fail_fraction)
+
+    def _final_weights(self):
+        if self._running():
+            step, loss, _ = self._last
+            return self.group.step_count, loss, self.group.parameters()
+        return self._last
+
+    def rank_fault(self, job: str, sim_rank: int, sim_world: int, how: str) -> list[str]:
+        if job != self.job or not self._running():
+            return []
+        from replica.ranks import replica_rank_for
+
+        group = self.group
+        rank = replica_rank_for(sim_rank, sim_world, len(group.pids))
+        step, loss, _ = self._last
+        self._last = (group.step_count, loss, group.parameters())
+        texts = group.hang_rank(rank) if how == "hang" else group.kill_rank(rank)
+        self.group = None  # torn down by the fault: the next attempt relaunches
+        self.real_errors.extend(texts)
+        return texts
+
+    def _stop_group(self) -> None:
+        if self.group is not None:
+            self.group.stop()
+            self.group = None
+
+    def close(self) -> None:
+        self._stop_group()
+        super().close()

@@ -1,0 +1,200 @@
+"""The night with the replica as real gloo processes: a real SIGKILL, the survivors' real
+errors in the timeline, a hang that hits the real process group timeout, agreement with the
+in-process replica, and no worker left behind on any path."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from drill.engine.drill import Drill
+from drill.engine.headless import play
+from tests.drillkit import build, job_spec
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow  # every test here starts real torch processes
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Processes whose environment carries this test's marker: the CLI and its workers."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def wait_gone(marker: str, seconds: float = 15.0) -> list[int]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = marked_processes(marker)
+        if not left:
+            return []
+        time.sleep(0.2)
+    return marked_processes(marker)
+
+
+def drill_env(marker: str) -> dict[str, str]:
+    return {**os.environ, "DRILL_TEST_MARKER": marker}
+
+
+@pytest.fixture(scope="module")
+def gloo_night(tmp_path_factory):
+    marker = f"gloo-{uuid.uuid4()}"
+    save = tmp_path_factory.mktemp("gloo") / "night.jsonl"
+    args = ["run", "incidents/dead-rank.yaml", "--reference", "--backend", "gloo", "--ranks", "2"]
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", *args, "--json", "--save", str(save)],
+        cwd=REPO,
+        env=drill_env(marker),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), marker
+
+
+def test_reference_recovers_with_real_processes(gloo_night):
+    data, _ = gloo_night
+    assert data["recovered"] is True
+    assert data["jobs"]["llm-pretrain"]["state"] == "completed"
+    assert data["replica"]["backend"] == "gloo"
+    assert data["replica"]["match"] in ("bitexact", "close")
+
+
+def test_the_timeline_holds_the_survivors_real_error(gloo_night):
+    data, _ = gloo_night
+    real = [e["text"] for e in data["timeline"] if e["kind"] == "job_log"]
+    assert real, "the survivors' own exception text must be in the timeline"
+    assert any("Connection closed by peer" in t or "Connection reset by peer" in t for t in real)
+    assert all(t.startswith("[rank ") for t in real)
+
+
+def test_no_process_of_the_run_remains(gloo_night):
+    _, marker = gloo_night
+    assert wait_gone(marker, 5) == []
+
+
+def test_gloo_and_in_process_agree(gloo_night):
+    data, _ = gloo_night
+    inprocess = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "drill",
+            "run",
+            "incidents/dead-rank.yaml",
+            "--reference",
+            "--ranks",
+            "2",
+            "--json",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert inprocess.returncode == 0, inprocess.stderr
+    other = json.loads(inprocess.stdout)["replica"]
+    # Two ranks: the all-reduce is one addition, so the runs agree bit for bit (docs/replica.md).
+    assert other["final_step"] == data["replica"]["final_step"]
+    assert abs(other["final_loss"] - data["replica"]["final_loss"]) < 1e-6
+
+
+def test_a_silent_hang_hits_the_real_process_group_timeout():
+    incident = build(
+        islands=[{"name": "a", "leaves": 1, "nodes_per_leaf": 2}],
+        jobs=[
+            job_spec(
+                "train",
+                yours=True,
+                steps=60,
+                process_group_timeout="3s",
+                checkpoint={"every": 20, "keep": 2, "write_time": "10s"},
+            )
+        ],
+        faults=[
+            {
+                "id": "stuck",
+                "kind": "hang_rank",
+                "at": "03:05",
+                "target": {"job": "train", "rank": 3},
+            }
+        ],
+    )
+    marker = f"gloo-{uuid.uuid4()}"
+    os.environ["DRILL_TEST_MARKER"] = marker  # inherited by the workers this test spawns
+    d = Drill.create(incident, 1, "gloo", ranks=2)
+    try:
+        started = time.monotonic()
+        play(d, [])
+        elapsed = time.monotonic() - started
+        real = [e.text for e in d.world.timeline if e.kind == "job_log"]
+        assert real and any("Timed out" in t or "timed out" in t for t in real), real
+        failure = " ".join(
+            e.text for e in d.world.timeline if e.kind == "job_state" and "Watchdog" in e.text
+        )
+        assert "the surviving ranks raised" in failure
+        assert elapsed < 120
+    finally:
+        d.close()
+        os.environ.pop("DRILL_TEST_MARKER", None)
+    assert [pid for pid in wait_gone(marker) if pid != os.getpid()] == []
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_workers_die_with_the_drill_process(tmp_path, sig, code):
+    marker = f"gloo-{uuid.uuid4()}"
+    save = tmp_path / "night.jsonl"
+    actions = tmp_path / "night.actions"
+    actions.write_text("03:01 status\n+1m queue\n+1m nodes\n+1m status\n")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "drill",
+            "run",
+            "dead-rank",
+            "--actions",
+            str(actions),
+            "--backend",
+            "gloo",
+            "--pace",
+            "5",
+            "--save",
+            str(save),
+        ],
+        cwd=REPO,
+        env=drill_env(marker),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(marked_processes(marker)) < 3:
+            time.sleep(0.2)
+        assert len(marked_processes(marker)) >= 3, "the workers never started"
+        proc.send_signal(sig)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == code, proc.stderr.read() if proc.stderr else ""
+    assert wait_gone(marker) == []
