@@ -30,8 +30,13 @@ def marked_processes(marker: str) -> list[int]:
         if not entry.name.isdigit():
             continue
         try:
-            if marker.encode() in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
+            if marker.encode() not in (entry / "environ").read_bytes():
+                continue
+            # multiprocessing's resource tracker lives as long as the process that spawned
+            # workers (here, pytest itself): it is not a worker.
+            if b"resource_tracker" in (entry / "cmdline").read_bytes():
+                continue
+            found.append(int(entry.name))
         except OSError:
             continue
     return found
