@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -25,24 +26,48 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="play a night headless and print what happened")
-    run.add_argument("incident", nargs="?", help="incident YAML file, or the id of a shipped incident")
+    run.add_argument(
+        "incident", nargs="?", help="incident YAML file, or the id of a shipped incident"
+    )
     how = run.add_mutually_exclusive_group()
-    how.add_argument("--actions", metavar="FILE", help="timed actions, one per line: `03:12 health gpu-a-2`")
-    how.add_argument("--reference", action="store_true", help="play the incident's reference solution")
+    how.add_argument(
+        "--actions", metavar="FILE", help="timed actions, one per line: `03:12 health gpu-a-2`"
+    )
+    how.add_argument(
+        "--reference", action="store_true", help="play the incident's reference solution"
+    )
     run.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     _session_options(run)
-    run.add_argument("--resume", metavar="SAVE", help="rebuild a session from its save and carry on")
-    run.add_argument("--pace", type=float, default=0.0, metavar="SECONDS", help="wall-clock pause after each action, to watch it")
+    run.add_argument(
+        "--resume", metavar="SAVE", help="rebuild a session from its save and carry on"
+    )
+    run.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="wall-clock pause after each action, to watch it",
+    )
 
-    play = sub.add_parser("play", help="play an incident (headless until the TUI lands)")
-    play.add_argument("incident", nargs="?", default="dead-rank")
-    play.add_argument("--seed", type=int)
+    play = sub.add_parser("play", help="play an incident in the terminal (no incident: pick one)")
+    play.add_argument(
+        "incident", nargs="?", help="incident YAML file, or the id of a shipped incident"
+    )
+    play.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
+    play.add_argument("--resume", metavar="SAVE", help="carry on a saved night")
+    play.add_argument(
+        "--hard",
+        action="store_true",
+        help="the clock never holds: not while you type, not for a page",
+    )
     _session_options(play)
 
     replay = sub.add_parser("replay", help="replay a save headless through the same engine")
     replay.add_argument("save", help="a .jsonl save")
-    replay.add_argument("--verify", action="store_true", help="exit 1 at the first action or score that differs")
+    replay.add_argument(
+        "--verify", action="store_true", help="exit 1 at the first action or score that differs"
+    )
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
     replay.add_argument("--saves-dir", metavar="DIR", help="where caches live (default ./saves)")
@@ -55,16 +80,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = sub.add_parser("new", help="write a commented starter incident that validates")
     new.add_argument("name", help="the new incident's id, like disk-fills-twice")
-    new.add_argument("--from", dest="source", metavar="INCIDENT", help="start from this incident instead")
+    new.add_argument(
+        "--from", dest="source", metavar="INCIDENT", help="start from this incident instead"
+    )
     new.add_argument("-o", "--output", metavar="FILE", help="where to write it (default NAME.yaml)")
 
-    test = sub.add_parser("test", help="play each incident's reference and graded runbooks and check them")
-    test.add_argument("paths", nargs="*", help="incident files or folders (default: the shipped ones)")
+    test = sub.add_parser(
+        "test", help="play each incident's reference and graded runbooks and check them"
+    )
+    test.add_argument(
+        "paths", nargs="*", help="incident files or folders (default: the shipped ones)"
+    )
     test.add_argument("--backend", choices=["inprocess", "sim"], default="inprocess")
     test.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
 
     runbook = sub.add_parser("runbook", help="write your runbook (Markdown) from one or more saves")
-    runbook.add_argument("saves", nargs="+", help="saves to build it from; several merge into one runbook")
+    runbook.add_argument(
+        "saves", nargs="+", help="saves to build it from; several merge into one runbook"
+    )
     runbook.add_argument("-o", "--output", metavar="FILE.md", help="write here instead of stdout")
     runbook.add_argument("--edit", action="store_true", help="open $EDITOR on the scaffold first")
     runbook.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
@@ -76,19 +109,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
-    listing.add_argument("paths", nargs="*", help="files or folders (default: the shipped incidents)")
+    listing.add_argument(
+        "paths", nargs="*", help="files or folders (default: the shipped incidents)"
+    )
     return parser
 
 
 def _session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
-        choices=["inprocess", "sim"],
+        choices=["inprocess", "gloo", "sim"],
         default="inprocess",
-        help="inprocess: the real torch replica (default); sim: the simulation only, no torch",
+        help=(
+            "inprocess: the real torch replica in this process (default); gloo: the replica as"
+            " real processes on torch.distributed; sim: the simulation only, no torch"
+        ),
     )
-    parser.add_argument("--save", metavar="PATH", help="write the save here (default: a new file in saves/)")
-    parser.add_argument("--saves-dir", metavar="DIR", help="where saves and caches go (default ./saves, or $DRILL_SAVES_DIR)")
+    parser.add_argument(
+        "--ranks",
+        type=int,
+        metavar="N",
+        help="replica ranks (gloo: worker processes, default 2; inprocess: default 4)",
+    )
+    parser.add_argument(
+        "--save", metavar="PATH", help="write the save here (default: a new file in saves/)"
+    )
+    parser.add_argument(
+        "--saves-dir",
+        metavar="DIR",
+        help="where saves and caches go (default ./saves, or $DRILL_SAVES_DIR)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
         from drill.saves_dir import set_saves_dir
 
         set_saves_dir(args.saves_dir)
+    # SIGTERM unwinds like Ctrl+C, so open saves are closed and replica workers are stopped.
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         from drill.commands import run_command
 
@@ -112,6 +164,16 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
+
+
+class Terminated(Exception):
+    """SIGTERM arrived: unwind through every `finally`, then exit 143."""
+
+
+def _terminated(signum, frame) -> None:
+    raise Terminated()
 
 
 def print_json(data) -> None:

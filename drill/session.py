@@ -50,6 +50,14 @@ class Session:
         )
         return cls(drill, loaded, writer)
 
+    @classmethod
+    def resume(cls, loaded: LoadedIncident, save: Save) -> Session:
+        """Rebuild a session from its save by replaying its actions, then keep appending."""
+        drill = Drill.create(loaded.incident, save.seed, save.backend, save.ranks)
+        session = cls(drill, loaded, SaveWriter.reopen(save))
+        session.replay(save, verify=False)
+        return session
+
     @property
     def save_path(self) -> Path | None:
         return self.writer.path if self.writer else None

@@ -1,4 +1,4 @@
-"""`drill run`: a whole night headless, saved as it goes. `drill play` uses it until the TUI."""
+"""`drill run`: a whole night headless, saved as it goes."""
 
 from __future__ import annotations
 
@@ -25,24 +25,27 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{args.resume}: this save is seed {seed}; drop --seed or use {seed}")
     else:
         if not args.incident:
-            raise UserError("name an incident (a file, or the id of a shipped one), or --resume a save")
+            raise UserError(
+                "name an incident (a file, or the id of a shipped one), or --resume a save"
+            )
         loaded = resolve_incident(args.incident)
         seed = args.seed if args.seed is not None else loaded.incident.seeds[0]
         backend = args.backend
     incident = loaded.incident
     fault_ids = {f.id for f in incident.faults}
     if args.reference:
-        actions = timed.parse_text("\n".join(incident.reference), f"{loaded.path} (reference)", fault_ids)
+        actions = timed.parse_text(
+            "\n".join(incident.reference), f"{loaded.path} (reference)", fault_ids
+        )
     elif args.actions:
         actions = timed.load_file(args.actions, fault_ids)
     else:
         actions = []
     if save is not None:
-        session = Session(*_resumed(loaded, save, backend))
-        session.replay(save, verify=False)
+        session = Session.resume(loaded, save)
         actions = actions[len(save.actions) :]  # those already played are in the save
     else:
-        session = Session.start(loaded, seed, backend, args.save)
+        session = Session.start(loaded, seed, backend, args.save, ranks=args.ranks)
     try:
         pace = args.pace
 
@@ -68,25 +71,3 @@ def run(args: argparse.Namespace) -> int:
     finally:
         session.close()
     return 0
-
-
-def _resumed(loaded, save, backend):
-    from drill.engine.drill import Drill
-    from drill.saves import SaveWriter
-
-    drill = Drill.create(loaded.incident, save.seed, backend)
-    return drill, loaded, SaveWriter.reopen(save)
-
-
-def play(args: argparse.Namespace) -> int:
-    loaded = resolve_incident(args.incident)
-    incident = loaded.incident
-    print(incident.title)
-    print(incident.briefing.strip())
-    print()
-    print("The playable screen is not built yet; here is the night played by its reference solution.")
-    print()
-    args.reference, args.actions, args.resume, args.json, args.pace = True, None, None, False, 0.0
-    args.backend = getattr(args, "backend", "inprocess")
-    args.save = getattr(args, "save", None)
-    return run(args)

@@ -43,7 +43,9 @@ class ActionResult:
 BACKENDS = ("inprocess", "gloo", "sim")
 
 
-def make_training(incident: Incident, backend: str, ranks: int | None = None) -> TrainingBackend | None:
+def make_training(
+    incident: Incident, backend: str, ranks: int | None = None
+) -> TrainingBackend | None:
     """`inprocess` trains the real replica in this process; `gloo` as `ranks` real processes;
     `sim` only counts steps (fast, no torch)."""
     if backend == "sim":

@@ -65,7 +65,9 @@ class ReplicaTraining:
 
     backend = "inprocess"
 
-    def __init__(self, incident: Incident, *, cache_dir: Path | None = None, ranks: int | None = None):
+    def __init__(
+        self, incident: Incident, *, cache_dir: Path | None = None, ranks: int | None = None
+    ):
         from replica.checkpoint import CheckpointStore
         from replica.config import ReplicaConfig
 

@@ -1,0 +1,284 @@
+"""The 3am Drill app: picker, briefing, plan, night, debrief.
+
+The app owns the flow between screens and routes the engine worker's messages to them. It does
+not import torch: the inprocess backend loads it in the session worker, while the learner reads
+the briefing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+
+from drill.tui.driver import NightDriver, NightSpec
+from drill.tui.messages import (
+    BaselineReady,
+    EngineFailed,
+    FrameReady,
+    Scored,
+    SessionFailed,
+    SessionReady,
+)
+from drill.tui.pacing import DEFAULT_SPEED, Pacing
+from drill.tui.palette import AppCommands
+
+
+class DrillApp(App[int]):
+    CSS_PATH = Path(__file__).with_name("drill.tcss")  # absolute: subclasses may live anywhere
+    TITLE = "3am Drill"
+    COMMANDS = App.COMMANDS | {AppCommands}
+    BINDINGS = [
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            priority=True,
+            tooltip="Quit; asks first. Every action is already saved.",
+        ),
+    ]
+
+    def __init__(
+        self,
+        *,
+        loaded=None,
+        seed: int | None = None,
+        backend: str = "inprocess",
+        save_path: str | Path | None = None,
+        resume=None,
+        ranks: int | None = None,
+        hard: bool = False,
+        saves_dir: Path | None = None,
+        speed: int = DEFAULT_SPEED,
+        paused: bool = False,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.loaded = loaded
+        self.seed = seed
+        self.backend = backend
+        self.ranks = ranks
+        self.save_path = Path(save_path) if save_path else None
+        self.resume = resume
+        self.hard = hard
+        self.saves_dir = saves_dir
+        self.start_speed = speed
+        self.start_paused = paused
+        self.cursor_blink_enabled = cursor_blink
+        self.driver: NightDriver | None = None
+        self.pacing = Pacing(speed=speed, hard=hard, paused=paused)
+        self._quitting = False
+
+    # -- the flow ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.resume is not None:
+            self.begin(
+                self.loaded, seed=self.resume.seed, backend=self.resume.backend, resume=self.resume
+            )
+        elif self.loaded is not None:
+            self.begin(self.loaded, seed=self.seed, backend=self.backend, save_path=self.save_path)
+        else:
+            from drill.tui.screens.picker import PickerScreen
+
+            self.push_screen(PickerScreen(self.saves_dir))
+
+    def _show(self, screen) -> None:
+        """Replace the current step of the flow (modal screens stay out of it)."""
+        if len(self.screen_stack) > 1:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
+        """Start building a night and show its briefing."""
+        from drill.tui.screens.briefing import BriefingScreen
+
+        incident = loaded.incident
+        spec = NightSpec(
+            loaded=loaded,
+            seed=incident.seeds[0] if seed is None else seed,
+            backend=backend or self.backend,
+            save_path=save_path,
+            resume=resume,
+            ranks=self.ranks,
+        )
+        self.driver = NightDriver(self, spec)
+        self.pacing = Pacing(speed=self.start_speed, hard=self.hard, paused=self.start_paused)
+        self.driver.build()
+        self._show(BriefingScreen(spec, resumed=resume is not None))
+
+    def after_briefing(self) -> None:
+        spec = self.driver.spec
+        if spec.incident.plan is not None and spec.resume is None:
+            from drill.tui.screens.plan import PlanScreen
+
+            self._show(PlanScreen(spec.incident))
+        else:
+            self.start_night([])
+
+    def start_night(self, plan: list[str]) -> None:
+        from drill.tui.screens.night import NightScreen
+
+        self._show(NightScreen(self.driver, self.pacing, plan))
+
+    def open_debrief(self) -> None:
+        from drill.tui.screens.debrief import DebriefScreen
+
+        self._show(DebriefScreen(self.driver))
+        self.driver.score()
+
+    async def _finish_driver(self) -> None:
+        """Close the night that is on screen: the debrief's answers and score, or just the save."""
+        driver = self.driver
+        if driver is None:
+            return
+        screen = self._screen("DebriefScreen")
+        if screen is not None:
+            await asyncio.to_thread(driver.finalize, screen.texts())
+        else:
+            await asyncio.to_thread(driver.close)
+
+    def replay(self) -> None:
+        """A new night of the same incident and seed, in a new save."""
+
+        async def go() -> None:
+            driver = self.driver
+            await self._finish_driver()
+            spec = driver.spec
+            self.begin(spec.loaded, seed=spec.seed, backend=spec.backend)
+
+        self.run_worker(go(), exclusive=True, group="flow")
+
+    def action_picker(self) -> None:
+        from drill.tui.screens.confirm import ConfirmScreen
+        from drill.tui.screens.picker import PickerScreen
+
+        async def go() -> None:
+            await self._finish_driver()
+            self.driver = None
+            self._show(PickerScreen(self.saves_dir))
+
+        if self._screen("NightScreen") is not None:
+
+            def answer(yes: bool | None) -> None:
+                if yes:
+                    self.run_worker(go(), exclusive=True, group="flow")
+
+            self.push_screen(
+                ConfirmScreen(
+                    "Leave this night for the list of incidents?",
+                    f"Everything you did is saved in {self._save_name()}; carry it on later with"
+                    " `drill play --resume SAVE`.",
+                ),
+                answer,
+            )
+        else:
+            self.run_worker(go(), exclusive=True, group="flow")
+
+    def _save_name(self) -> str:
+        path = self.driver.save_path if self.driver else None
+        return str(path) if path else "the save"
+
+    def _screen(self, name: str):
+        return next((s for s in self.screen_stack if type(s).__name__ == name), None)
+
+    # -- quitting ---------------------------------------------------------------------------
+
+    def action_quit(self) -> None:
+        from drill.tui.screens.confirm import ConfirmScreen
+
+        if self._quitting or isinstance(self.screen, ConfirmScreen):
+            return
+        detail = "Every action you took is already in the save."
+        if self.driver is not None and self.driver.ready:
+            detail = f"Every action you took is already in {self._save_name()}."
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self._quitting = True
+                self.run_worker(self._quit(), exclusive=True, group="flow")
+
+        self.push_screen(ConfirmScreen("Quit 3am Drill?", detail, yes="Quit", no="Stay"), answer)
+
+    async def _quit(self) -> None:
+        await self._finish_driver()
+        self.exit(0)
+
+    def action_help(self) -> None:
+        night = self._screen("NightScreen")
+        if night is not None and self.screen is night:
+            night.action_help()
+            return
+        from drill.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen(None, self.driver.notes if self.driver else None))
+
+    def get_system_commands(self, screen):
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Every action, the keys and the pacing rules", self.action_help)
+
+    # -- the engine worker's reports --------------------------------------------------------
+
+    def on_session_ready(self, message: SessionReady) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        for screen in self.screen_stack:
+            if type(screen).__name__ == "BriefingScreen":
+                screen.refresh_status()
+            elif type(screen).__name__ == "NightScreen":
+                screen.session_ready()
+        if self.driver is not None:
+            self.driver.pump()
+
+    def on_session_failed(self, message: SessionFailed) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        if self.driver is not None:
+            self.driver.error = message.text
+        for screen in self.screen_stack:
+            if type(screen).__name__ == "BriefingScreen":
+                screen.refresh_status()
+            elif type(screen).__name__ == "NightScreen":
+                screen.engine_failed(message.text)
+
+    def on_frame_ready(self, message: FrameReady) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        if self.driver is None:
+            return
+        self.driver.frame = message.frame
+        self.driver.done()
+        night = self._screen("NightScreen")
+        if night is not None:
+            night.show_frame(message.frame)
+
+    def on_baseline_ready(self, message: BaselineReady) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        night = self._screen("NightScreen")
+        if night is not None:
+            from drill.tui.widgets.loss_chart import LossChart
+
+            night.query_one(LossChart).update_data(baseline=message.losses)
+
+    def on_scored(self, message: Scored) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        if self.driver is not None:
+            self.driver.done()
+        debrief = self._screen("DebriefScreen")
+        if debrief is not None:
+            debrief.show(message.debrief)
+
+    def on_engine_failed(self, message: EngineFailed) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        if self.driver is not None:
+            self.driver.failed = True
+            self.driver.done()
+        for screen in self.screen_stack:
+            if hasattr(screen, "engine_failed"):
+                screen.engine_failed(message.text)

@@ -1,0 +1,79 @@
+"""What the engine worker tells the screens. Posted from a thread; handled on the event loop."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual.message import Message
+
+from drill.engine.drill import ActionResult
+from drill.engine.snapshot import Snapshot
+from drill.engine.storage_view import StorageView
+from drill.sim.events import Event
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One consistent read of the night, taken under the engine lock."""
+
+    snapshot: Snapshot
+    storage: StorageView
+    events: tuple[Event, ...] = ()
+    result: ActionResult | None = None
+    source: str = "start"  # start, act, advance
+
+
+@dataclass(frozen=True)
+class Debrief:
+    """Everything the debrief shows that the engine measured."""
+
+    score: Any  # drill.engine.score.Score
+    reference: list[dict] = field(default_factory=list)
+    mine: list[dict] = field(default_factory=list)
+    losses: tuple[tuple[int, float], ...] = ()
+    baseline: tuple[float, ...] = ()
+    steps: int = 0
+    final_step: int = 0
+    backend: str = "sim"
+    end_clock: str = ""
+
+
+class SessionReady(Message):
+    def __init__(self, frame: Frame, notes: dict[str, str]) -> None:
+        super().__init__()
+        self.frame = frame
+        self.notes = notes
+
+
+class SessionFailed(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class FrameReady(Message):
+    def __init__(self, frame: Frame) -> None:
+        super().__init__()
+        self.frame = frame
+
+
+class EngineFailed(Message):
+    """An engine call raised. The night cannot go on safely, but the UI stays up."""
+
+    def __init__(self, what: str, text: str) -> None:
+        super().__init__()
+        self.what = what
+        self.text = text
+
+
+class BaselineReady(Message):
+    def __init__(self, losses: tuple[float, ...]) -> None:
+        super().__init__()
+        self.losses = losses
+
+
+class Scored(Message):
+    def __init__(self, debrief: Debrief) -> None:
+        super().__init__()
+        self.debrief = debrief

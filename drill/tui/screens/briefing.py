@@ -1,0 +1,99 @@
+"""The briefing: the lesson in a few lines, then tonight's situation. The session (and torch,
+for the real replica) loads in a worker while the learner reads."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+
+from drill.course import COURSE, KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
+
+
+def lesson_text() -> Text:
+    text = Text()
+    text.append(f"{COURSE}, {PHASE}, {LESSON}\n", style="bold")
+    text.append("Principle: ", style="bold")
+    text.append(PRINCIPLE + "\n")
+    text.append("Key concepts:\n", style="bold")
+    text.append("\n".join(f"  - {concept}" for concept in KEY_CONCEPTS))
+    return text
+
+
+def reflow(text: str) -> str:
+    """Incident files wrap their prose by hand; let the screen wrap it. Blank lines and list
+    items keep their breaks."""
+    out: list[str] = []
+    for line in text.strip().splitlines():
+        stripped = line.strip()
+        if out and stripped and out[-1] and not stripped.startswith(("-", "*")):
+            out[-1] += " " + stripped
+        else:
+            out.append(stripped)
+    return "\n".join(out)
+
+
+class BriefingScreen(Screen):
+    BINDINGS = [
+        Binding("enter", "start", "Start the shift"),
+        Binding("f1", "app.help", "Help"),
+    ]
+
+    def __init__(self, spec, *, resumed: bool = False) -> None:
+        super().__init__()
+        self.spec = spec
+        self.resumed = resumed
+
+    def compose(self) -> ComposeResult:
+        incident = self.spec.incident
+        with VerticalScroll(id="briefing"):
+            yield Static(lesson_text(), id="lesson")
+            title = Text()
+            title.append(f"Tonight: {incident.title}\n", style="bold")
+            title.append(
+                f"{incident.id}, {incident.difficulty}, about {incident.estimated_minutes} minutes, seed {self.spec.seed}\n",
+                style="grey62",
+            )
+            title.append("\n" + reflow(incident.briefing))
+            yield Static(title, id="situation")
+            if self.resumed:
+                yield Static(
+                    "You are carrying on a saved night: it replays up to where you left it.",
+                    id="resumed",
+                )
+        yield Static("Getting the cluster ready...", id="status")
+        with Horizontal(id="briefing-buttons"):
+            yield Button("Start the shift (Enter)", id="start", variant="primary")
+            yield Button("Quit", id="quit")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#start", Button).focus()
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        driver = self.app.driver
+        status = self.query_one("#status", Static)
+        if driver is None:
+            return
+        if driver.error:
+            status.update(Text(f"Could not start the night: {driver.error}", style="bold red"))
+        elif driver.ready:
+            status.update(Text("Ready. Press Enter to start your shift.", style="green"))
+        else:
+            status.update("Getting the cluster ready...")
+
+    def action_start(self) -> None:
+        if self.app.driver is not None and self.app.driver.error:
+            return
+        self.app.after_briefing()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start":
+            self.action_start()
+        else:
+            self.app.action_quit()

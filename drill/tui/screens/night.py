@@ -1,0 +1,452 @@
+"""The live night: header, cluster map, queue, training, storage, pager, log and the prompt.
+
+The prompt has focus, like a shell. Lines the screen handles itself (pause, resume, speed, help,
+debrief, quit) never reach the engine; every other line goes to the Session, in a worker. On a
+small terminal the panels fold into tabs.
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Label, Tab, Tabs
+
+from drill.engine.actions.catalog import VERBS
+from drill.incident.clock import NightClock
+from drill.tui.completion import Names, usage_line
+from drill.tui.messages import Frame
+from drill.tui.pacing import Pacing, parse_speed
+from drill.tui.palette import NightCommands
+from drill.tui.widgets.cluster_map import ClusterMap
+from drill.tui.widgets.command_line import CommandLine
+from drill.tui.widgets.log_panel import LogPanel
+from drill.tui.widgets.loss_chart import LossChart
+from drill.tui.widgets.night_header import NightHeader
+from drill.tui.widgets.pager import PagerPanel, open_pages
+from drill.tui.widgets.queue import QueuePanel
+from drill.tui.widgets.storage import StoragePanel
+from drill.tui.widgets.text_line import TextLine
+
+TICK = 0.1  # wall seconds between clock ticks
+PANELS = (
+    ("log", "Log"),
+    ("map", "Map"),
+    ("queue", "Queue"),
+    ("training", "Training"),
+    ("storage", "Storage"),
+    ("pager", "Pager"),
+)
+NARROW_WIDTH, NARROW_HEIGHT = 120, 34
+LOGGED_EVENTS = ("alert", "job_state", "node_state", "checkpoint")
+IDLE_HELP = "Enter runs it. Tab completes. Up/Down: history. F1: help. ctrl+p: everything."
+
+
+class NightScreen(Screen):
+    COMMANDS = {NightCommands}
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2", "toggle_pause", "Pause"),
+        Binding("f3", "slower", "Slower"),
+        Binding("f4", "faster", "Faster"),
+        Binding("f6", "next_panel", "Panels"),
+        Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_log(1)", "Scroll down", show=False),
+    ]
+
+    def __init__(self, driver, pacing: Pacing, plan: list[str] | None = None) -> None:
+        super().__init__()
+        self.driver = driver
+        self.pacing = pacing
+        self.plan = list(plan or [])
+        self.incident = driver.spec.incident
+        self.clock = NightClock(self.incident.night.start).label
+        self.frame: Frame | None = None
+        self.active = "log"
+        self.ending = False
+        self.started = False
+        self._last_tick = time.monotonic()
+        self._alert_ids: set[str] = set()
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield NightHeader(id="night-header")
+        yield Tabs(*[Tab(label, id=f"tab-{key}") for key, label in PANELS], id="panel-tabs")
+        with Container(id="panels"):
+            yield ClusterMap(id="map", classes="panel")
+            yield PagerPanel(id="pager")
+            yield QueuePanel(id="queue")
+            yield StoragePanel(id="storage")
+            yield LogPanel(id="log", classes="panel -active")
+            yield LossChart(id="training", classes="panel")
+        with Horizontal(id="prompt"):
+            yield Label(">", id="prompt-mark")
+            yield CommandLine(id="command")
+        yield TextLine(IDLE_HELP, id="inline-help")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        titles = {"map": "Cluster", "log": "Log", "training": "Training"}
+        for key, title in titles.items():
+            self.query_one(f"#{key}").border_title = title
+        for widget in self.query(".panel"):
+            widget.can_focus = False
+        self.query_one(Tabs).can_focus = False
+        self.query_one(StoragePanel).clock = self.clock
+        self.query_one(PagerPanel).clock = self.clock
+        command = self.query_one(CommandLine)
+        command.cursor_blink = self.app.cursor_blink_enabled
+        command.focus()
+        self._set_narrow(self.app.size.width, self.app.size.height)
+        self.query_one(LossChart).update_data(
+            steps=self.incident.learner_job.steps, replica=self.driver.spec.backend != "sim"
+        )
+        self.log_line(
+            Text(
+                f"Night of {self.incident.id}, seed {self.driver.spec.seed}. {IDLE_HELP}",
+                style="grey62",
+            )
+        )
+        if self.driver.baseline:
+            self.query_one(LossChart).update_data(baseline=self.driver.baseline)
+        if self.driver.ready:
+            self.session_ready()
+        else:
+            self.query_one(NightHeader).show(
+                clock=self.clock(0),
+                pace="getting ready",
+                incident=self._title(),
+                pages=0,
+                critical=False,
+            )
+        self.set_interval(TICK, self._tick)
+
+    def _title(self) -> str:
+        return f"{self.incident.id}: {self.incident.title}"
+
+    def on_resize(self, event) -> None:
+        self._set_narrow(event.size.width, event.size.height)
+
+    def _set_narrow(self, width: int, height: int) -> None:
+        self.set_class(width < NARROW_WIDTH or height < NARROW_HEIGHT, "-narrow")
+
+    # -- the engine's side ------------------------------------------------------------------
+
+    def session_ready(self) -> None:
+        """The session exists: queue the plan's `set` lines first, at the night's start."""
+        if self.started:
+            return
+        self.started = True
+        if self.driver.frame is not None:
+            self.show_frame(self.driver.frame)
+        for line in self.plan:
+            self.driver.act(line)
+        self.plan = []
+        self._last_tick = time.monotonic()
+
+    def show_frame(self, frame: Frame) -> None:
+        self.frame = frame
+        snapshot = frame.snapshot
+        for event in frame.events:
+            self._log_event(event)
+            if event.kind == "alert" and event.data.get("severity") == "critical":
+                self.pacing.critical_page()
+        if frame.result is not None:
+            self._log_result(frame.result)
+        self.query_one(ClusterMap).show(snapshot)
+        self.query_one(QueuePanel).show(snapshot)
+        self.query_one(StoragePanel).show(frame.storage)
+        self.query_one(PagerPanel).show(snapshot.alerts)
+        mine = next((j for j in snapshot.jobs if j.yours), None)
+        self.query_one(LossChart).update_data(
+            losses=snapshot.losses, step=mine.step if mine else 0, time=snapshot.time
+        )
+        self.query_one(CommandLine).names = Names(
+            nodes=tuple(n.name for n in snapshot.nodes if n.state not in ("spare", "joining")),
+            jobs=tuple(j.name for j in sorted(snapshot.jobs, key=lambda j: (not j.yours, j.name))),
+            training_jobs=tuple(j.name for j in snapshot.jobs if j.steps),
+            volumes=tuple(v.name for v in frame.storage.volumes),
+            alerts=tuple(a.id for a in snapshot.alerts if not a.acked),
+            steps=tuple(str(c.step) for c in reversed(frame.storage.checkpoints)),
+        )
+        self._show_header()
+        self._show_busy()
+        if snapshot.over and not self.ending:
+            self.ending = True
+            self.log_line(Text("The night is over. Scoring it...", style="bold"))
+            self.app.open_debrief()
+
+    def engine_failed(self, text: str) -> None:
+        self.log_line(
+            Text(
+                "The engine hit an error, so the night stops here. Your actions so far are in the save.",
+                style="bold red",
+            )
+        )
+        self.log_line(Text(text.strip().splitlines()[-1], style="red"))
+        self._show_busy()
+
+    def _show_header(self) -> None:
+        snapshot = self.frame.snapshot if self.frame else None
+        alerts = snapshot.alerts if snapshot else ()
+        waiting = open_pages(alerts)
+        self.query_one(NightHeader).show(
+            clock=snapshot.clock if snapshot else self.clock(0),
+            pace=self.pacing.label(),
+            incident=self._title(),
+            pages=len(waiting),
+            critical=any(a.severity == "critical" for a in waiting),
+        )
+        label = f"Pager ({len(waiting)})" if waiting else "Pager"
+        tab = self.query_one("#tab-pager", Tab)
+        if str(tab.label) != label:
+            tab.label = label
+
+    def _log_event(self, event) -> None:
+        if event.kind not in LOGGED_EVENTS:
+            return
+        mine = self.incident.learner_job.name
+        if event.kind in ("job_state", "checkpoint") and event.subject != mine:
+            return
+        style = "grey62"
+        if event.kind == "alert":
+            severity = event.data.get("severity", "")
+            style = {"critical": "bold red", "warning": "yellow"}.get(severity, "grey62")
+            text = (
+                f"{self.clock(event.time)} PAGE {event.data.get('id', '')} {severity}: {event.text}"
+            )
+        else:
+            text = f"{self.clock(event.time)} {event.text}"
+        self.log_line(Text(text, style=style))
+
+    def _log_result(self, result) -> None:
+        line = Text(f"{self.clock(result.time)} > ", style="bold")
+        line.append(result.text, style="bold")
+        self.log_line(line)
+        if result.accepted:
+            self.pacing.acted()
+            if result.output:
+                self.log_line(Text(result.output))
+        else:
+            self.log_line(Text(f"Not done: {result.output}", style="bold red"))
+
+    def log_line(self, text: Text) -> None:
+        self.query_one(LogPanel).add(text)
+
+    # -- the clock --------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        wall = min(now - self._last_tick, 0.5)
+        self._last_tick = now
+        if self.ending or not self.started or not self.driver.ready:
+            return
+        seconds = self.pacing.sim_seconds(wall)
+        if seconds > 0:
+            self.driver.advance(seconds)
+
+    def _show_busy(self) -> None:
+        """The line under the prompt: what is typed, what is running, or how to start."""
+        typed = self.query_one(CommandLine).value
+        if typed.strip():
+            self._help(usage_line(typed) or IDLE_HELP)
+        elif self.driver.failed:
+            self._help(
+                "The night has stopped after an engine error. ctrl+q quits; your save is on disk."
+            )
+        elif waiting := [str(arg) for kind, arg in self.driver.pending if kind == "act"]:
+            more = f" (+{len(waiting) - 1} more)" if len(waiting) > 1 else ""
+            self._help(f"Running: {waiting[0]}{more}")
+        else:
+            self._help(IDLE_HELP)
+
+    # -- the prompt -------------------------------------------------------------------------
+
+    def _help(self, text: str) -> None:
+        self.query_one("#inline-help", TextLine).set(text)
+
+    def on_input_changed(self, event: CommandLine.Changed) -> None:
+        self.pacing.typing = bool(event.value.strip())
+        self._show_busy()
+        self._show_header()
+
+    def on_command_line_choices(self, event: CommandLine.Choices) -> None:
+        if event.choices:
+            shown = "  ".join(event.choices[:24]) + ("  ..." if len(event.choices) > 24 else "")
+            self._help(shown)
+
+    def on_input_submitted(self, event: CommandLine.Submitted) -> None:
+        event.stop()
+        command = self.query_one(CommandLine)
+        line = event.value.strip()
+        command.value = ""
+        self.pacing.typing = False
+        if not line:
+            return
+        command.remember(line)
+        if self.active != "log" and self.has_class("-narrow"):
+            self.show_panel("log")
+        self.run_line(line)
+        self._show_header()
+
+    def run_line(self, line: str) -> None:
+        word, _, rest = line.partition(" ")
+        word, rest = word.lower(), rest.strip()
+        if word == "pause":
+            self.action_pause(True)
+        elif word == "resume":
+            self.action_pause(False)
+        elif word == "speed":
+            try:
+                self.pacing.set_speed(parse_speed(rest))
+            except ValueError as exc:
+                self.log_line(Text(f"Not done: {exc}", style="bold red"))
+            else:
+                self.log_line(Text(f"Speed {self.pacing.speed}x.", style="grey62"))
+        elif word in ("quit", "exit"):
+            self.app.action_quit()
+        elif word == "debrief":
+            self.action_debrief()
+        elif word == "help":
+            self.action_help(rest or None)
+        elif self.ending:
+            self.log_line(Text("The night is over; the debrief is on its way.", style="grey62"))
+        elif self.driver.failed:
+            self.log_line(
+                Text("Not done: the night stopped after an engine error.", style="bold red")
+            )
+        elif not self.driver.ready:
+            self.log_line(
+                Text(
+                    "Not yet: the cluster is still getting ready. Try again in a moment.",
+                    style="yellow",
+                )
+            )
+        else:
+            self.driver.act(line)
+        self._show_busy()
+
+    def fill(self, text: str) -> None:
+        """Put a line on the prompt for the learner to check and run (palette, pager clicks)."""
+        command = self.query_one(CommandLine)
+        command.value = text
+        command.cursor_position = len(text)
+        command.focus()
+
+    # -- actions (keys, palette, clicks) ----------------------------------------------------
+
+    def action_fill(self, text: str) -> None:
+        self.fill(text)
+
+    def action_help(self, verb: str | None = None) -> None:
+        from drill.tui.screens.help import HelpScreen
+
+        if verb:
+            name = " ".join(verb.lower().split())
+            if name not in VERBS:
+                heads = sorted({v.split()[0] for v in VERBS})
+                self.log_line(
+                    Text(
+                        f"Not done: no action `{name}`; try one of: {', '.join(heads)}",
+                        style="bold red",
+                    )
+                )
+                return
+            verb = name
+        self.app.push_screen(HelpScreen(verb, self.driver.notes))
+
+    def action_pause(self, paused: bool) -> None:
+        self.pacing.paused = paused
+        if not paused:
+            self.pacing.acted()
+        self.log_line(
+            Text(
+                "Paused. `resume` or F2 carries on." if paused else "Clock running.", style="grey62"
+            )
+        )
+        self._show_header()
+
+    def action_toggle_pause(self) -> None:
+        self.action_pause(not self.pacing.paused)
+
+    def action_slower(self) -> None:
+        self.pacing.slower()
+        self._show_header()
+
+    def action_faster(self) -> None:
+        self.pacing.faster()
+        self._show_header()
+
+    def action_set_speed(self, speed: int) -> None:
+        self.pacing.set_speed(speed)
+        self._show_header()
+
+    def action_debrief(self) -> None:
+        if self.ending:
+            return
+        if self.frame is not None and self.frame.snapshot.over:
+            self.ending = True
+            self.app.open_debrief()
+            return
+        from drill.tui.screens.confirm import ConfirmScreen
+
+        def answer(yes: bool | None) -> None:
+            if yes and not self.ending:
+                self.ending = True
+                self.log_line(
+                    Text(
+                        "Ending the night. The rest plays out without you, then the score.",
+                        style="bold",
+                    )
+                )
+                self.app.open_debrief()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "End the night now and see the debrief?",
+                "The rest of the night plays out with no more actions from you, then it is scored.",
+                yes="End the night",
+                no="Keep going",
+            ),
+            answer,
+        )
+
+    def action_next_panel(self) -> None:
+        keys = [key for key, _ in PANELS]
+        self.show_panel(keys[(keys.index(self.active) + 1) % len(keys)])
+
+    def show_panel(self, key: str) -> None:
+        self.active = key
+        for widget in self.query(".panel"):
+            widget.set_class(widget.id == key, "-active")
+        tabs = self.query_one(Tabs)
+        if tabs.active != f"tab-{key}":
+            tabs.active = f"tab-{key}"
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        event.stop()
+        key = (event.tab.id or "tab-log").removeprefix("tab-")
+        if key != self.active:
+            self.show_panel(key)
+        self.query_one(CommandLine).focus()
+
+    def action_scroll_log(self, direction: int) -> None:
+        target = (
+            self.query_one(f"#{self.active}")
+            if self.has_class("-narrow")
+            else self.query_one("#log")
+        )
+        if direction < 0:
+            target.scroll_page_up()
+        else:
+            target.scroll_page_down()
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "next_panel":
+            return self.has_class("-narrow")
+        return True

@@ -1,0 +1,1 @@
+"""The night screen's panels, one module each."""

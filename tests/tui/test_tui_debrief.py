@@ -1,0 +1,87 @@
+"""The debrief's own work: the learner's texts into the save, exports, replay."""
+
+from __future__ import annotations
+
+from drill.saves import read_save
+from tests.tui.tuikit import make_app, screen_name, sync, to_night, type_line, until
+
+
+async def _click(pilot, selector: str) -> None:
+    """Scroll the button into view, as a person would, then click it."""
+    pilot.app.screen.query_one(selector).scroll_visible(animate=False)
+    await pilot.pause()
+    await pilot.click(selector)
+    await pilot.pause()
+
+
+async def _debrief(pilot, app):
+    await to_night(pilot)
+    await type_line(pilot, "status")
+    await type_line(pilot, "debrief")
+    await pilot.press("y")
+    await until(
+        pilot, lambda: screen_name(app) == "DebriefScreen" and app.screen.result is not None
+    )
+
+
+@sync
+async def test_answers_go_into_the_save_after_the_score_and_export(tmp_path):
+    from textual.widgets import TextArea
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await _debrief(pilot, app)
+        screen = app.screen
+        screen.query_one(
+            "#opinion", TextArea
+        ).text = "A person should decide; the drain costs a node."
+        screen.query_one(
+            "#runbook-health", TextArea
+        ).text = "Run health on every node of a hung job."
+        await _click(pilot, "#save")
+        await until(
+            pilot, lambda: "Saved 2 answers" in str(screen.query_one("#debrief-status").render())
+        )
+        await _click(pilot, "#export-runbook")
+        await until(
+            pilot,
+            lambda: "written to" in str(screen.query_one("#debrief-status").render()),
+            timeout=60,
+        )
+        runbook = tmp_path / "dead-rank-runbook.md"
+        assert "Run health on every node of a hung job." in runbook.read_text()
+        await _click(pilot, "#export-report")
+        await until(
+            pilot,
+            lambda: "Report written" in str(screen.query_one("#debrief-status").render()),
+            timeout=60,
+        )
+        assert (
+            (tmp_path / "dead-rank.html").read_text().lstrip().lower().startswith("<!doctype html")
+        )
+        screen.query_one("#runbook-3am", TextArea).text = "Ack, look, then act."
+        await pilot.press("ctrl+q", "y")
+        await until(pilot, lambda: app.driver.closed)
+    save = read_save(tmp_path / "dead-rank.jsonl")
+    assert save.score is not None
+    assert save.texts == {
+        "opinion": "A person should decide; the drain costs a node.",
+        "runbook.health": "Run health on every node of a hung job.",
+        "runbook.3am": "Ack, look, then act.",
+    }
+
+
+@sync
+async def test_replay_starts_the_same_incident_and_seed_in_a_new_save(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path, seed=2)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await _debrief(pilot, app)
+        first = app.driver
+        await _click(pilot, "#replay")
+        await until(pilot, lambda: screen_name(app) == "BriefingScreen" and app.driver is not first)
+        assert first.closed
+        assert app.driver.spec.seed == 2 and app.driver.spec.incident.id == "dead-rank"
+        await to_night(pilot)
+        assert app.driver.save_path != first.save_path
+        await pilot.press("ctrl+q", "y")
+        await until(pilot, lambda: app.driver.closed)

@@ -1,0 +1,337 @@
+"""The screens one at a time: the plan's `set` actions, the prompt's keys, rejections, sizes,
+help, the palette, quitting."""
+
+from __future__ import annotations
+
+from drill.saves import read_save
+from tests.tui.tuikit import (
+    log_text,
+    make_app,
+    screen_name,
+    settle,
+    sync,
+    to_night,
+    type_line,
+    until,
+)
+
+SMALL, BIG = (80, 24), (200, 60)
+
+
+@sync
+async def test_the_plan_becomes_set_actions_at_the_start_of_the_night(tmp_path):
+    app = make_app("full-disk", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 36)) as pilot:
+        await until(pilot, lambda: app.driver.ready)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen_name(app) == "PlanScreen")
+        costs = str(app.screen.query_one("#plan-costs").render())
+        assert "980.0GB" in costs and "3 x 980.0GB = 2.9TB" in costs
+        await pilot.click("#down-ckpt-keep")  # 3 -> 2, and the cost follows
+        await pilot.pause()
+        assert "2 x 980.0GB = 2.0TB" in str(app.screen.query_one("#plan-costs").render())
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen_name(app) == "NightScreen")
+        await settle(pilot)
+        drill = app.driver.session.drill
+        sets = [(a.time, a.end, a.text) for a in drill.actions]
+        assert sets == [
+            (0.0, 0.0, "set llm-pretrain ckpt-every 50"),
+            (0.0, 0.0, "set llm-pretrain ckpt-keep 2"),
+        ]
+        assert drill.world.policy["llm-pretrain"].keep == 2
+    save = read_save(tmp_path / "full-disk.jsonl")
+    assert [a.text for a in save.actions] == [text for _, _, text in sets]
+
+
+@sync
+async def test_a_plan_value_outside_its_range_is_refused_on_screen(tmp_path):
+    app = make_app("preempted-job", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 36)) as pilot:
+        await until(pilot, lambda: app.driver.ready)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen_name(app) == "PlanScreen")
+        field = app.screen.query_one("#input-ckpt-every")
+        field.value = "5"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert screen_name(app) == "PlanScreen"
+        assert "from 25 to 200" in str(app.screen.query_one("#plan-error").render())
+        field.value = "25"
+        await pilot.click("#switch-ckpt-on-sigterm")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: screen_name(app) == "NightScreen")
+        await settle(pilot)
+        texts = [a.text for a in app.driver.session.drill.actions]
+        assert texts == ["set llm-pretrain ckpt-on-sigterm yes", "set llm-pretrain ckpt-every 25"]
+
+
+REJECTED = [
+    ("helth gpu-a-1", "did you mean `health`"),
+    ("health gpu-zz-9", "gpu-zz-9"),
+    ("ckpt", "usage: ckpt"),
+    ("restart llm-pretrain --from", "--from needs a value"),
+    ("hint", "unlocks in"),
+    ("speed fast", "speed takes a number"),
+    ("speed 9000", "speed goes from 1 to 600"),
+    ("help nosuchverb", "no action `nosuchverb`"),
+    ("x" * 600, "keep an action under 500"),
+]
+
+
+@sync
+async def test_rejected_lines_say_why_in_one_line_and_the_night_goes_on(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=BIG) as pilot:
+        await to_night(pilot)
+        for line, why in REJECTED:
+            await type_line(pilot, line)
+            assert screen_name(app) == "NightScreen"
+            shown = log_text(app)
+            assert why in shown, (line, shown[-400:])
+        assert not app.driver.failed
+        await type_line(pilot, "status")
+        assert "GPUs in use" in log_text(app)
+    save = read_save(tmp_path / "dead-rank.jsonl")
+    refused = [a for a in save.actions if not a.accepted]
+    assert len(refused) >= 5  # the engine's rejections are recorded; the screen's own are not
+
+
+@sync
+async def test_prompt_keys_history_completion_and_line_editing(tmp_path):
+    from drill.tui.widgets.command_line import CommandLine
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        prompt = app.screen.query_one(CommandLine)
+        assert app.focused is prompt
+        await pilot.press("h", "e", "a", "tab")
+        assert prompt.value == "health "
+        await pilot.press("g", "p", "u", "-", "a", "-", "tab")
+        assert prompt.value.startswith("health gpu-a-")
+        assert "gpu-a-1" in str(app.screen.query_one("#inline-help").render())
+        await pilot.press("ctrl+u")
+        assert prompt.value == ""
+        await pilot.press("c", "k", "tab")
+        assert prompt.value == "ckpt "
+        await pilot.press("l", "tab", "tab")
+        assert prompt.value == "ckpt list llm-pretrain "
+        await pilot.press("ctrl+a", "x", "ctrl+e", "y")
+        assert prompt.value == "xckpt list llm-pretrain y"
+        await pilot.press("ctrl+w")
+        assert prompt.value == "xckpt list llm-pretrain "
+        await pilot.press("ctrl+a", "ctrl+k")
+        assert prompt.value == ""
+        await type_line(pilot, "queue", keys=True)
+        await type_line(pilot, "nodes", keys=True)
+        await pilot.press("up")
+        assert prompt.value == "nodes"
+        await pilot.press("up")
+        assert prompt.value == "queue"
+        await pilot.press("down", "down")
+        assert prompt.value == ""
+        assert [a.text for a in app.driver.session.drill.actions] == ["queue", "nodes"]
+
+
+@sync
+async def test_typing_holds_the_clock_and_pause_is_not_an_action(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path, paused=False, speed=600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await until(pilot, lambda: app.driver.session.drill.now > 0)
+        await pilot.press("s", "t")
+        await settle(pilot)
+        held = app.driver.session.drill.now
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert app.driver.session.drill.now == held
+        assert "held while you type" in app.screen.query_one("#night-header").plain
+        await pilot.press("ctrl+u")
+        await type_line(pilot, "pause")
+        stopped = app.driver.session.drill.now
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert app.driver.session.drill.now == stopped
+        await pilot.press("f2")  # resume
+        await until(pilot, lambda: app.driver.session.drill.now > stopped)
+        await pilot.press("f2")
+        assert app.pacing.paused
+        await type_line(pilot, "speed 10")
+        assert app.pacing.speed == 10
+        await pilot.press("f4")
+        assert app.pacing.speed == 30
+        assert [a.text for a in app.driver.session.drill.actions] == []
+
+
+@sync
+async def test_small_terminal_folds_panels_into_tabs(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 30m")
+        screen = app.screen
+        assert screen.has_class("-narrow")
+        tabs = screen.query_one("#panel-tabs")
+        assert tabs.display and tabs.region.height > 0
+        for key in ("log", "map", "queue", "training", "storage", "pager"):
+            await pilot.click(f"#tab-{key}")
+            await pilot.pause()
+            panel = screen.query_one(f"#{key}")
+            assert panel.region.height >= 10 and panel.region.width >= 70, key
+            assert screen.region.contains_region(panel.region)
+            others = [w for w in screen.query(".panel") if w.id != key]
+            assert all(w.region.height == 0 for w in others)
+        await pilot.press("f6")
+        assert screen.active == "log"
+        prompt = screen.query_one("#command")
+        assert prompt.region.height == 1 and screen.region.contains_region(prompt.region)
+        assert app.focused is prompt
+        await type_line(pilot, "status")
+        assert screen.active == "log"
+
+
+@sync
+async def test_big_terminal_shows_every_panel_at_once(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=BIG) as pilot:
+        await to_night(pilot)
+        screen = app.screen
+        assert not screen.has_class("-narrow")
+        assert not screen.query_one("#panel-tabs").display
+        regions = [
+            screen.query_one(f"#{key}").region
+            for key in ("map", "pager", "queue", "storage", "log", "training")
+        ]
+        for region in regions:
+            assert region.height >= 8 and region.width >= 40
+            assert screen.region.contains_region(region)
+        for i, a in enumerate(regions):
+            assert not any(a.overlaps(b) for b in regions[i + 1 :])
+        drawn = "\n".join(strip.text for strip in screen.query_one("#map")._strips)
+        for node in app.driver.frame.snapshot.nodes:  # cell by cell: every node has its cell
+            assert node.name in drawn
+        await type_line(pilot, "wait 31m")
+        await pilot.click(screen.query_one("#pager .panel-body"), offset=(0, 0))
+        assert screen.query_one("#command").value == "ack P2"  # a click on a page's id
+
+
+@sync
+async def test_f1_and_help_open_the_help_screen(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_night(pilot)
+        await pilot.press("f1")
+        assert screen_name(app) == "HelpScreen"
+        assert "ckpt verify JOB STEP" in str(app.screen.query_one("#help-actions").render())
+        await pilot.press("escape")
+        assert screen_name(app) == "NightScreen"
+        await type_line(pilot, "help drain")
+        assert screen_name(app) == "HelpScreen"
+        assert "Drain does not stop a hung job" in str(app.screen.query_one(".help-verb").render())
+        await pilot.press("escape")
+        assert app.driver.session.drill.actions == []  # help is the screen's, not an action
+
+
+@sync
+async def test_palette_reaches_actions_and_screens(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"health gpu-a-3")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        prompt = app.screen.query_one("#command")
+        assert screen_name(app) == "NightScreen"
+        assert prompt.value == "health gpu-a-3"  # put on the prompt, not run
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.driver.session.drill.actions[-1].text == "health gpu-a-3"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Speed 300x")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.pacing.speed == 300
+
+
+@sync
+async def test_quit_asks_first_and_closes_the_save(tmp_path):
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "status")
+        await pilot.press("ctrl+q")
+        assert screen_name(app) == "ConfirmScreen"
+        await pilot.press("n")
+        assert screen_name(app) == "NightScreen"
+        await type_line(pilot, "quit")
+        assert screen_name(app) == "ConfirmScreen"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.driver.closed)
+    assert app.return_code == 0
+    assert app.driver.session.writer._file.closed
+    save = read_save(tmp_path / "dead-rank.jsonl")
+    assert [a.text for a in save.actions] == ["status"] and save.score is None
+
+
+@sync
+async def test_resume_carries_on_a_saved_night(tmp_path):
+    from drill.commands.resolve import resolve_incident
+
+    first = make_app("dead-rank", tmp_path=tmp_path)
+    async with first.run_test(size=(100, 30)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 10m")
+        await type_line(pilot, "status")
+        await pilot.press("ctrl+q", "y")
+        await until(pilot, lambda: first.driver.closed)
+    save = read_save(tmp_path / "dead-rank.jsonl")
+    again = make_app(resume=save, tmp_path=tmp_path)
+    again.loaded = resolve_incident("dead-rank")
+    async with again.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: again.driver.ready)
+        assert again.driver.session.drill.now == 615.0
+        await pilot.press("enter")
+        await until(pilot, lambda: screen_name(again) == "NightScreen")  # no plan on a resume
+        await type_line(pilot, "queue")
+        await pilot.press("ctrl+q", "y")
+        await until(pilot, lambda: again.driver.closed)
+    assert [a.text for a in read_save(tmp_path / "dead-rank.jsonl").actions] == [
+        "wait 10m",
+        "status",
+        "queue",
+    ]
+
+
+@sync
+async def test_a_critical_page_holds_the_night_until_the_learner_acts(tmp_path):
+    app = make_app("tutorial", tmp_path=tmp_path, paused=False, speed=600)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await until(pilot, lambda: app.pacing.page_hold, timeout=60)
+        await settle(pilot)
+        held = app.driver.session.drill.now
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert app.driver.session.drill.now == held
+        assert "HELD" in app.screen.query_one("#night-header").plain
+        await type_line(pilot, "ack all")
+        assert not app.pacing.page_hold
+        await until(pilot, lambda: app.driver.session.drill.now > held + 60)
+
+
+@sync
+async def test_hard_mode_never_holds(tmp_path):
+    app = make_app("tutorial", tmp_path=tmp_path, paused=False, speed=600, hard=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await pilot.press("s", "t", "a")
+        start = app.driver.session.drill.now
+        await until(pilot, lambda: app.driver.session.drill.now > max(start, 400.0), timeout=60)
+        assert not app.pacing.page_hold
