@@ -1,6 +1,6 @@
 """How fast the engine plays a night, against a bare SimPy loop doing the same number of events.
 
-    /tmp/venv/bin/python benchmarks/bench_engine.py [--repeat N] [--seed S]
+    .venv/bin/python benchmarks/bench_engine.py [--repeat N] [--seed S]
 
 Plays the dead-rank incident's whole night headless with its reference solution, counts the SimPy
 events it processes, and times it. Then runs a bare SimPy loop (a few processes that only

@@ -1,6 +1,6 @@
 """How fast the TUI starts and how long the cluster map takes to draw a big cluster.
 
-    /tmp/venv/bin/python benchmarks/bench_tui.py [--repeat N]
+    .venv/bin/python benchmarks/bench_tui.py [--repeat N]
 
 Prints numbers and asserts nothing (machines differ):
 
