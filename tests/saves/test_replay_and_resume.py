@@ -140,3 +140,24 @@ def test_sigkill_mid_night_then_resume_keeps_every_accepted_action(tmp_path):
     final = [json.loads(line) for line in save.read_text().splitlines()]
     assert sum(r["type"] == "action" for r in final) == 7
     assert final[-1]["type"] == "score"
+
+
+def test_a_save_cannot_send_drill_to_read_files_elsewhere(tmp_path):
+    save = tmp_path / "night.jsonl"
+    assert (
+        cli("run", "tutorial", "--reference", "--backend", "sim", "--save", str(save)).returncode
+        == 0
+    )
+    lines = save.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["incident_path"] = "/etc/passwd"
+    lines[0] = json.dumps(header, sort_keys=True)
+    save.write_text("\n".join(lines) + "\n")
+    # The path outside the allowed folders is not followed: the shipped incident by id is used.
+    done = cli("replay", str(save), "--verify")
+    assert done.returncode == 0, done.stderr
+    header["incident_id"] = "../../etc/passwd"
+    lines[0] = json.dumps(header, sort_keys=True)
+    save.write_text("\n".join(lines) + "\n")
+    refused = cli("replay", str(save))
+    assert refused.returncode == 2 and "not an incident id" in refused.stderr
