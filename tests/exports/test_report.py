@@ -6,14 +6,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from drill.saves import SaveWriter, read_save
+from tests.clikit import run_drill
 
-REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # a real night with the replica, then Chromium
 CHROMIUM_FLAGS = [
     "--headless",
@@ -25,17 +23,6 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def chromium() -> str:
@@ -51,13 +38,13 @@ def chromium() -> str:
 def report(tmp_path_factory):
     folder = tmp_path_factory.mktemp("report")
     save = folder / "night.jsonl"
-    done = cli("run", "dead-rank", "--reference", "--save", str(save))
+    done = run_drill("run", "dead-rank", "--reference", "--save", str(save))
     assert done.returncode == 0, done.stderr
     writer = SaveWriter.reopen(read_save(save))
     writer.text("opinion", "A person should decide, but the drain should be one command away.")
     writer.close()
     page = folder / "night.html"
-    done = cli("report", str(save), "-o", str(page))
+    done = run_drill("report", str(save), "-o", str(page))
     assert done.returncode == 0, done.stderr
     return page
 

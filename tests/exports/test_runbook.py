@@ -3,27 +3,12 @@ learner's own words, and several nights merged into one document."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from drill.saves import SaveWriter, read_save
+from tests.clikit import run_drill
 
-REPO = Path(__file__).resolve().parents[2]
 EM_DASH = "\u2014"
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +17,7 @@ def saves(tmp_path_factory):
     out = {}
     for incident in ("dead-rank", "full-disk"):
         path = folder / f"{incident}.jsonl"
-        done = cli("run", incident, "--reference", "--backend", "sim", "--save", str(path))
+        done = run_drill("run", incident, "--reference", "--backend", "sim", "--save", str(path))
         assert done.returncode == 0, done.stderr
         out[incident] = path
     writer = SaveWriter.reopen(read_save(out["dead-rank"]))
@@ -44,7 +29,7 @@ def saves(tmp_path_factory):
 
 
 def test_four_sections_with_numbers_and_own_words(saves):
-    done = cli("runbook", str(saves["dead-rank"]))
+    done = run_drill("runbook", str(saves["dead-rank"]))
     assert done.returncode == 0, done.stderr
     text = done.stdout
     for heading in ("## Queue", "## Health", "## Checkpoint", "## What you do at 3am"):
@@ -60,7 +45,7 @@ def test_four_sections_with_numbers_and_own_words(saves):
 
 def test_merge_several_nights_and_write_a_file(saves, tmp_path):
     out = tmp_path / "runbook.md"
-    done = cli("runbook", str(saves["dead-rank"]), str(saves["full-disk"]), "-o", str(out))
+    done = run_drill("runbook", str(saves["dead-rank"]), str(saves["full-disk"]), "-o", str(out))
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert text.count("### A GPU falls off the bus") == 4
@@ -74,14 +59,14 @@ def test_an_abandoned_night_still_exports(tmp_path):
     actions = tmp_path / "a.actions"
     actions.write_text("03:05 status\n")
     assert (
-        cli(
+        run_drill(
             "run", "dead-rank", "--actions", str(actions), "--backend", "sim", "--save", str(path)
         ).returncode
         == 0
     )
     lines = path.read_text().splitlines()
     path.write_text("\n".join(line for line in lines if '"type": "score"' not in line) + "\n")
-    done = cli("runbook", str(path))
+    done = run_drill("runbook", str(path))
     assert done.returncode == 0, done.stderr
     assert "the night did not finish" in done.stdout
 
@@ -89,6 +74,6 @@ def test_an_abandoned_night_still_exports(tmp_path):
 def test_a_broken_save_is_a_located_error(tmp_path):
     path = tmp_path / "broken.jsonl"
     path.write_text("not json\n")
-    done = cli("runbook", str(path))
+    done = run_drill("runbook", str(path))
     assert done.returncode == 2
     assert f"{path}:1:" in done.stderr and "Traceback" not in done.stderr

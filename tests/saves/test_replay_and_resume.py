@@ -8,11 +8,11 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.clikit import REPO, run_drill
+
 ACTIONS = """\
 03:26 status llm-pretrain
 +0s logs llm-pretrain
@@ -24,22 +24,11 @@ ACTIONS = """\
 """
 
 
-def cli(*args, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
 def test_replay_verify_passes_on_a_fresh_save_and_fails_on_an_altered_action(tmp_path):
     save = tmp_path / "night.jsonl"
     actions = tmp_path / "night.actions"
     actions.write_text(ACTIONS)
-    done = cli(
+    done = run_drill(
         "run",
         "dead-rank",
         "--actions",
@@ -51,7 +40,7 @@ def test_replay_verify_passes_on_a_fresh_save_and_fails_on_an_altered_action(tmp
         "--json",
     )
     assert done.returncode == 0, done.stderr
-    ok = cli("replay", str(save), "--verify")
+    ok = run_drill("replay", str(save), "--verify")
     assert ok.returncode == 0, ok.stderr
     assert "Verified" in ok.stdout
     lines = save.read_text().splitlines()
@@ -60,7 +49,7 @@ def test_replay_verify_passes_on_a_fresh_save_and_fails_on_an_altered_action(tmp
     record["text"] = "health gpu-a-3"
     lines[3] = json.dumps(record, sort_keys=True)
     save.write_text("\n".join(lines) + "\n")
-    bad = cli("replay", str(save), "--verify")
+    bad = run_drill("replay", str(save), "--verify")
     assert bad.returncode == 1
     assert f"{save}:4:" in bad.stderr
     assert "Traceback" not in bad.stderr
@@ -71,13 +60,15 @@ def test_a_changed_incident_is_refused_naming_both_hashes(tmp_path):
     incident.write_text((REPO / "incidents" / "dead-rank.yaml").read_text())
     save = tmp_path / "night.jsonl"
     assert (
-        cli("run", str(incident), "--reference", "--backend", "sim", "--save", str(save)).returncode
+        run_drill(
+            "run", str(incident), "--reference", "--backend", "sim", "--save", str(save)
+        ).returncode
         == 0
     )
     incident.write_text(
         incident.read_text().replace("estimated_minutes: 10", "estimated_minutes: 11")
     )
-    refused = cli("replay", str(save))
+    refused = run_drill("replay", str(save))
     assert refused.returncode == 2
     assert "incident changed" in refused.stderr and refused.stderr.count("sha256") >= 1
     header = json.loads(save.read_text().splitlines()[0])
@@ -87,7 +78,7 @@ def test_a_changed_incident_is_refused_naming_both_hashes(tmp_path):
 def test_a_broken_save_is_a_located_error(tmp_path):
     save = tmp_path / "broken.jsonl"
     save.write_text('{"type": "header"}\n')
-    done = cli("replay", str(save))
+    done = run_drill("replay", str(save))
     assert done.returncode == 2
     assert f"{save}:1:" in done.stderr and "Traceback" not in done.stderr
 
@@ -119,9 +110,9 @@ def test_sigkill_mid_night_then_resume_keeps_every_accepted_action(tmp_path):
     assert 3 <= len(played) < 7
     assert not any(r["type"] == "score" for r in killed)
 
-    resumed = cli("run", "--resume", str(save), "--actions", str(actions), "--json")
+    resumed = run_drill("run", "--resume", str(save), "--actions", str(actions), "--json")
     assert resumed.returncode == 0, resumed.stderr
-    whole = cli(
+    whole = run_drill(
         "run",
         "dead-rank",
         "--actions",
@@ -145,7 +136,9 @@ def test_sigkill_mid_night_then_resume_keeps_every_accepted_action(tmp_path):
 def test_a_save_cannot_send_drill_to_read_files_elsewhere(tmp_path):
     save = tmp_path / "night.jsonl"
     assert (
-        cli("run", "tutorial", "--reference", "--backend", "sim", "--save", str(save)).returncode
+        run_drill(
+            "run", "tutorial", "--reference", "--backend", "sim", "--save", str(save)
+        ).returncode
         == 0
     )
     lines = save.read_text().splitlines()
@@ -154,10 +147,10 @@ def test_a_save_cannot_send_drill_to_read_files_elsewhere(tmp_path):
     lines[0] = json.dumps(header, sort_keys=True)
     save.write_text("\n".join(lines) + "\n")
     # The path outside the allowed folders is not followed: the shipped incident by id is used.
-    done = cli("replay", str(save), "--verify")
+    done = run_drill("replay", str(save), "--verify")
     assert done.returncode == 0, done.stderr
     header["incident_id"] = "../../etc/passwd"
     lines[0] = json.dumps(header, sort_keys=True)
     save.write_text("\n".join(lines) + "\n")
-    refused = cli("replay", str(save))
+    refused = run_drill("replay", str(save))
     assert refused.returncode == 2 and "not an incident id" in refused.stderr
