@@ -157,7 +157,6 @@ def _per_rank_summary(ctx: Context, job) -> str:
 def health(ctx: Context, args: list[str]) -> str:
     expect(args, 1, "health NODE")
     node = ctx.node(args[0])
-    world = ctx.world
     if not node.responsive or node.state in ("down", "rebooting"):
         since = ctx.clock(node.last_heartbeat)
         return (
@@ -186,7 +185,6 @@ def health(ctx: Context, args: list[str]) -> str:
         lines += [f"    {ctx.clock(t)} {text}" for t, text in recent]
     else:
         lines.append("  kernel log: nothing unusual")
-    _ = world
     return "\n".join(lines)
 
 
