@@ -11,7 +11,8 @@ Start-up, in order (each step reported to the parent so a stuck worker can be na
     2. import torch, configure determinism, build model and optimizer -> ("built",)
     3. wait for ("init",) from the parent, which sends it once every rank is built, so the
        rendezvous timeout is not spent on another rank's slow torch import
-    4. dist.init_process_group("gloo", tcp://127.0.0.1:PORT, timeout)  -> ("ready",)
+    4. a TCPStore on 127.0.0.1:PORT (rank 0 serves it from a socket bound to 127.0.0.1),
+       then dist.init_process_group("gloo", store, timeout)  -> ("ready",)
 
 Commands and replies after that:
     ("step",)                          -> ("stepped", step, loss)
@@ -32,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import sys
 import threading
 import traceback
@@ -137,13 +139,25 @@ def main(conn: Any, spec: dict[str, Any]) -> None:
         if sys.platform.startswith("linux"):
             # Gloo picks its network interface from the host name unless told; keep it local.
             os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+        timeout = timedelta(seconds=spec["timeout"])
+        listener = None
+        if rank == 0:
+            # The rendezvous store would listen on every interface if torch opened its socket;
+            # hand it one bound to 127.0.0.1 instead, so nothing here is reachable from outside.
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            listener.bind(("127.0.0.1", spec["port"]))
+            listener.listen(64)
+            store = dist.TCPStore(
+                "127.0.0.1", spec["port"], spec["world"], True, timeout,
+                master_listen_fd=listener.fileno(),
+            )  # fmt: skip
+        else:
+            store = dist.TCPStore("127.0.0.1", spec["port"], spec["world"], False, timeout)
         dist.init_process_group(
-            "gloo",
-            init_method=f"tcp://127.0.0.1:{spec['port']}",
-            rank=rank,
-            world_size=spec["world"],
-            timeout=timedelta(seconds=spec["timeout"]),
+            "gloo", store=store, rank=rank, world_size=spec["world"], timeout=timeout
         )
+        spec["_keep_alive"] = (store, listener)  # the store serves from this socket until exit
         print(f"joined the group {time.monotonic() - t0:.2f} s after the imports began", flush=True)
         conn.send(("ready",))
     except EOFError:
