@@ -173,9 +173,15 @@ def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> s
         cost = "its duration" if v.name == "wait" else f"{int(v.cost)}s"
         lines.append(f"  Takes {cost} of your time while the night goes on.")
         return "\n".join(lines)
-    width = max(len(v.usage) for v in VERBS.values())
-    looks = [f"  {v.usage:<{width}}  {v.summary}" for v in VERBS.values() if v.kind == "look"]
-    acts = [f"  {v.usage:<{width}}  {v.summary}" for v in VERBS.values() if v.kind == "act"]
+    width = 24  # a long usage (restart's options) gets a line of its own
+
+    def row(v: Verb) -> str:
+        if len(v.usage) <= width:
+            return f"  {v.usage:<{width}}  {v.summary}"
+        return f"  {v.usage}\n  {'':<{width}}  {v.summary}"
+
+    looks = [row(v) for v in VERBS.values() if v.kind == "look"]
+    acts = [row(v) for v in VERBS.values() if v.kind == "act"]
     out = ["Look:", *looks, "Act:", *acts]
     for name, note in sorted(notes.items()):
         out.append(f"Note on {name}: {note}")
