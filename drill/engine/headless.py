@@ -43,8 +43,8 @@ def resolve_text(drill: Drill, text: str) -> str:
                 f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown"
             )
         if field == "nodes":
-            return ",".join(sorted({str(p["node"]) for p in picks}))
-        value = picks[0].get(field)
+            return ",".join(sorted({str(p.node) for p in picks}))
+        value = picks[0].field(field)
         if value is None:
             raise Reject(f"fault {fault_id} chose no {field}")
         return str(value)

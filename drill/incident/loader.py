@@ -8,6 +8,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from drill.faults import KINDS
+from drill.faults.base import Names, Target
+from drill.faults.targets import check_target
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
@@ -49,7 +52,6 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
     """Names that must point at something real: nodes, jobs, leaves, islands, and times."""
     problems: list[Problem] = []
     node_names, leaves, islands = cluster_names(incident)
-    jobs = {job.name for job in incident.jobs}
     clock = NightClock(incident.night.start)
     length = incident.night.length
 
@@ -76,49 +78,28 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 ("jobs", j, "submit_at"),
                 "this is after the night ends; submit it earlier or make the night longer",
             )
+    names = Names(
+        nodes=node_names,
+        leaves=leaves,
+        islands=islands,
+        jobs={job.name: job.gpus for job in incident.jobs},
+        cluster_mtbf=incident.cluster.mtbf,
+    )
     for f, fault in enumerate(incident.faults):
         base = ("faults", f)
-        target = fault.target
-        if target.job and target.job not in jobs:
-            add(
-                (*base, "target", "job"),
-                f"no job named {target.job!r}; {_suggest(target.job, jobs)}",
-            )
-        if target.node:
-            check_node((*base, "target", "node"), target.node)
-        if target.leaf and target.leaf not in leaves:
-            add(
-                (*base, "target", "leaf"),
-                f"no leaf named {target.leaf!r}; {_suggest(target.leaf, leaves)}",
-            )
-        if target.island and target.island not in islands:
-            add(
-                (*base, "target", "island"),
-                f"no island named {target.island!r}; {_suggest(target.island, islands)}",
-            )
-        if target.rank is not None and target.job and target.job in jobs:
-            width = next(j.gpus for j in incident.jobs if j.name == target.job)
-            if target.rank >= width:
-                add(
-                    (*base, "target", "rank"),
-                    f"{target.job} has ranks 0 to {width - 1}; pick a rank in that range",
-                )
-        if target.select == "count" and target.count is None:
-            add((*base, "target"), "select: count needs `count: N`")
-        if target.select == "percent" and target.percent is None:
-            add((*base, "target"), "select: percent needs `percent: P`")
+        kind = KINDS[fault.kind]
+        target = getattr(fault, "target", None)
+        if isinstance(target, Target):
+            for loc, message in check_target(target, names, (*base, "target")):
+                add(loc, message)
+        if kind.check is not None:
+            for loc, message in kind.check(fault, names):
+                add((*base, *loc), message)
         if clock.moment(fault.at) + fault.jitter >= length:
             add(
                 (*base, "at"),
                 "this fault can fire after the night ends; move it earlier or shorten the jitter",
             )
-        if fault.kind == "gpu_xid" and fault.xid is None:
-            add(
-                base,
-                "a gpu_xid fault needs `xid:`, for example 79 (fell off the bus) or 13 (application)",
-            )
-        if fault.kind == "random_failures" and not (fault.mtbf or incident.cluster.mtbf):
-            add(base, "random_failures needs `mtbf:` here or in `cluster`")
     for n, noise in enumerate(incident.noise):
         if clock.moment(noise.at) >= length:
             add(

@@ -10,26 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The Xid catalogue lives with the gpu_xid fault kind; `health` reads it from here too.
+from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
 
 SCHEDULABLE = "up"
 NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare", "joining")
-
-# Xid codes as operators triage them: these usually point at the application.
-APP_XIDS = {
-    13: "Graphics Engine Exception",
-    31: "GPU memory page fault",
-    43: "GPU stopped processing",
-}
-# And these at the hardware: drain the node and swap it.
-HW_XIDS = {
-    48: "Double Bit ECC Error",
-    79: "GPU has fallen off the bus.",
-    94: "Contained ECC error",
-    95: "Uncontained ECC error",
-}
-XID_NAMES = {**APP_XIDS, **HW_XIDS}
 
 
 @dataclass

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drill.sim import checkpointing
-from drill.sim.cluster import XID_NAMES
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
 
@@ -69,7 +68,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         "job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step
     )
     if attempt.stall_on_start is not None:
-        world.faults.stall(job, attempt.stall_on_start, how=attempt.stall_how)
+        world.failures.stall(job, attempt.stall_on_start, how=attempt.stall_how)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
         if attempt.ended or attempt.preempting:
@@ -134,8 +133,3 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     if attempt.ended or attempt.preempting:
         return
     world.complete(job)
-
-
-def xid_line(bus_id: str, xid: int, pid: int) -> str:
-    """The kernel log line NVIDIA's driver prints for an Xid."""
-    return f"NVRM: Xid (PCI:{bus_id[:-2]}): {xid}, pid={pid}, {XID_NAMES.get(xid, 'GPU error')}"

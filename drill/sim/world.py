@@ -9,10 +9,12 @@ import simpy
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
 from drill.incident.units import format_duration
-from drill.sim import background, checkpointing, faults, preemption, runner, storage_events
+from drill.sim import background, checkpointing, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import Event
+from drill.sim.failures import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER, Failures
+from drill.sim.fault_schedule import FaultSchedule
 from drill.sim.jobs import (
     CANCELLED,
     COMPLETED,
@@ -27,12 +29,10 @@ from drill.sim.jobs import (
 )
 from drill.sim.logs import JobLog
 from drill.sim.pager import Pager
+from drill.sim.rng import substream
 from drill.sim.scheduler import plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
-
-PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
-LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
 
 
 class World:
@@ -57,7 +57,8 @@ class World:
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
             self._add_training_job(spec)
-        self.faults = faults.FaultSchedule(self)
+        self.failures = Failures(self)
+        self.faults = FaultSchedule(self)
         self.env.process(self._scheduler_loop())
         self.schedule_pass()
         background.start(self)
@@ -336,8 +337,23 @@ class World:
             node = self.cluster.nodes[node_name]
             for gpu in gpus:
                 slowest = max(slowest, node.gpus[gpu].throttled)
-            slowest = max(slowest, self.faults.leaf_slowdown(node.leaf))
+            slowest = max(slowest, self.failures.leaf_slowdown(node.leaf))
         return factor * slowest
+
+    def jobs_on_gpu(self, node_name: str, gpu: int) -> list[tuple[Job, int]]:
+        """The jobs holding this GPU, each with the rank it runs there."""
+        found = []
+        node = self.cluster.nodes[node_name]
+        for job_name, gpus in sorted(node.allocations.items()):
+            if gpu in gpus:
+                job = self.jobs[job_name]
+                ranks = job.ranks_on(node_name)
+                found.append((job, ranks[gpus.index(gpu)] if ranks else 0))
+        return found
+
+    def rng(self, name: str):
+        """A named random stream of this night's seed (drill/sim/rng.py)."""
+        return substream(self.seed, name)
 
     def next_seq(self) -> int:
         self._seq += 1
