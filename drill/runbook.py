@@ -82,7 +82,7 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     world = record.drill.world
     job = world.jobs[incident.learner_job.name]
     spec = incident.learner_job
-    policy = world.policy[job.name]
+    policy = job.policy
     size = checkpoint_size(world, job)
     volume = world.volumes.get(policy.volume) if policy.volume else None
     write = size / volume.spec.write_bandwidth if volume else policy.write_time

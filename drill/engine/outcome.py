@@ -97,12 +97,10 @@ def disruption_onset(drill: Drill) -> float | None:
     for attempt in job.attempts:
         if attempt.stalled_at is not None:
             moments.append(attempt.stalled_at)
-        if attempt.end is not None and attempt.why != "completed":
+        if attempt.end is not None and attempt.ended_as != COMPLETED:
             moments.append(attempt.end)
-    for event in drill.world.timeline:
-        if event.kind == "job_state" and event.subject == job.name and "preempted by" in event.text:
-            moments.append(event.time)
-            break
+        if attempt.preempted_at is not None:
+            moments.append(attempt.preempted_at)
     return min(moments) if moments else None
 
 
@@ -152,7 +150,7 @@ def kept_step(drill: Drill) -> int:
     attempt = job.current
     if job.state == COMPLETED or (attempt is not None and attempt.training):
         return job.step
-    good = [r.step for r in drill.world.checkpoints[job.name].live() if r.condition == "ok"]
+    good = [r.step for r in job.checkpoints.live() if r.condition == "ok"]
     return max(good, default=0)
 
 

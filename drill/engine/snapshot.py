@@ -90,7 +90,7 @@ def build_snapshot(drill: Drill) -> Snapshot:
         )
     jobs = []
     for job in world.jobs.values():
-        latest = world.checkpoints[job.name].latest_step if job.name in world.checkpoints else None
+        latest = job.checkpoints.latest_step if job.training else None
         jobs.append(
             JobView(
                 job.name,
@@ -119,7 +119,7 @@ def build_snapshot(drill: Drill) -> Snapshot:
         nodes=tuple(nodes),
         jobs=tuple(jobs),
         alerts=alerts,
-        losses=tuple(world.losses.get(drill.incident.learner_job.name, ())),
+        losses=tuple(drill.learner_job.losses),
     )
 
 

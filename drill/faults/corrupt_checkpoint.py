@@ -27,14 +27,14 @@ class CorruptCheckpoint(FaultBase):
 
 def select(world: World, fault: CorruptCheckpoint, rng: random.Random) -> list[Pick]:
     name = fault.target.job or world.incident.learner_job.name
-    catalog = world.checkpoints.get(name)
-    good = [r for r in catalog.live() if r.condition == "ok"] if catalog else []
+    job = world.jobs.get(name)
+    good = [r for r in job.checkpoints.live() if r.condition == "ok"] if job else []
     return [Pick(job=name, step=good[-1].step)] if good else []
 
 
 def fire(world: World, fault: CorruptCheckpoint, picks: list[Pick]) -> None:
     for pick in picks:
-        record = world.checkpoints[str(pick.job)].get(int(pick.step or 0))
+        record = world.jobs[str(pick.job)].checkpoints.get(int(pick.step or 0))
         if record is None:
             continue
         record.condition = "corrupt"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.states import JobState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -27,7 +28,7 @@ class HangRank(FaultBase):
 def fire(world: World, fault: HangRank, picks: list[Pick]) -> None:
     for pick in picks:
         job = world.jobs.get(pick.job) if pick.job else None
-        if job is not None and pick.rank is not None and job.state == "running":
+        if job is not None and pick.rank is not None and job.state == JobState.RUNNING:
             world.failures.stall(job, pick.rank, how="hang")
 
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Loc, Names, Pick
 from drill.incident.fields import Duration
+from drill.states import NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -48,7 +49,7 @@ def _failing(world: World, fault: RandomFailures, mtbf: float):
 
 
 def _live(world: World):
-    return [n for n in world.cluster.in_service() if n.responsive and n.state == "up"]
+    return [n for n in world.cluster.in_service() if n.responsive and n.state == NodeState.UP]
 
 
 def check(fault: RandomFailures, names: Names) -> list[tuple[Loc, str]]:

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
+from drill.states import OUT_OF_SERVICE, NodeState
 
-SCHEDULABLE = "up"
-NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare", "joining")
+SCHEDULABLE = NodeState.UP
+NODE_STATES = tuple(NodeState)
 
 
 @dataclass
@@ -39,7 +40,7 @@ class Node:
     island: str
     leaf: str | None
     gpus: list[Gpu]
-    state: str = "up"
+    state: NodeState = NodeState.UP
     state_reason: str = ""
     responsive: bool = True  # sends heartbeats
     last_heartbeat: float = 0.0
@@ -47,6 +48,7 @@ class Node:
     kernel_log: list[tuple[float, str]] = field(default_factory=list)
     link_events: int = 0
     dead_until_swap: bool = False  # a failure that a reboot does not fix
+    out_for_repair: bool = False  # swapped out: no longer part of the cluster
     pid_base: int = 0
 
     @property
@@ -66,7 +68,7 @@ class Node:
 
     @property
     def in_service(self) -> bool:
-        return self.state not in ("spare", "joining")
+        return self.state not in OUT_OF_SERVICE
 
 
 class Cluster:
@@ -82,7 +84,7 @@ class Cluster:
             self.islands[island.name] = []
         for slot in layout(spec):
             if slot.spare:
-                self._add(Node(slot.name, slot.island, None, self._gpus(), state="spare"))
+                self._add(Node(slot.name, slot.island, None, self._gpus(), state=NodeState.SPARE))
                 continue
             self._add(Node(slot.name, slot.island, slot.leaf, self._gpus()))
             self.islands[slot.island].append(slot.name)
@@ -99,7 +101,7 @@ class Cluster:
         return [node for node in self.nodes.values() if node.in_service]
 
     def spares_in(self, island: str) -> list[Node]:
-        return [n for n in self.nodes.values() if n.island == island and n.state == "spare"]
+        return [n for n in self.nodes.values() if n.island == island and n.state == NodeState.SPARE]
 
     def total_gpus(self) -> int:
         return sum(node.gpu_count for node in self.in_service())

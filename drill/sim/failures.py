@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.states import NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -49,7 +50,7 @@ class Failures:
         attempt.stall_wake = world.env.event()
         attempt.stalled_at = world.now
         attempt.stalled_rank = rank
-        world.logs[job.name].silent_from[rank] = world.now
+        job.log.silent_from[rank] = world.now
         world.env.process(self._watchdog(job, attempt, rank))
         world.env.process(self._progress_alert(job, attempt))
         if clears_after is not None:
@@ -78,7 +79,7 @@ class Failures:
         wake = attempt.stall_wake
         attempt.stall_wake = None
         attempt.stalled_at = None
-        self.world.logs[job.name].silent_from.pop(attempt.stalled_rank, None)
+        job.log.silent_from.pop(attempt.stalled_rank, None)
         wake.succeed()
 
     def _watchdog(self, job: Job, attempt, dead_rank: int):
@@ -132,7 +133,7 @@ class Failures:
         node, gpu = job.rank_location(rank) if job.placement else ("?", 0)
         pid = world.cluster.nodes[node].pid_base + gpu if node in world.cluster.nodes else 0
         world.log(job, rank, f"[rank {rank}] RuntimeError: {error}")
-        world.logs[job.name].silent_from[rank] = world.now
+        job.log.silent_from[rank] = world.now
         self._real_fault(job, attempt, rank, "kill")
 
         def notice():
@@ -174,7 +175,7 @@ class Failures:
         yield world.env.timeout(world.incident.cluster.heartbeat_timeout)
         if node.responsive or node.last_heartbeat != since:
             return
-        world.set_node_state(node, "down", "not responding")
+        world.set_node_state(node, NodeState.DOWN, "not responding")
         mine = any(world.jobs[j].yours for j in node.allocations)
         world.alert(
             "critical" if mine else "warning",
@@ -189,11 +190,11 @@ class Failures:
     def _node_returns(self, node_name: str, delay: float):
         yield self.world.env.timeout(delay)
         node = self.world.cluster.nodes[node_name]
-        if node.responsive or node.state != "down":
+        if node.responsive or node.state != NodeState.DOWN:
             return
         node.responsive = True
         node.kernel_log.append((self.world.now, "kernel: Linux version booted; node registered"))
-        self.world.set_node_state(node, "up", "returned to service")
+        self.world.set_node_state(node, NodeState.UP, "returned to service")
 
     # -- slow work --------------------------------------------------------------------------
 

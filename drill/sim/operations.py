@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from drill.sim.cluster import Node
 from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
+from drill.states import MARKED, NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -31,22 +32,22 @@ def _note_healthy(world: World, node: Node, verb: str) -> None:
 
 def cordon(world: World, node: Node) -> str:
     _note_healthy(world, node, "cordoned")
-    world.set_node_state(node, "cordoned", "cordoned by you")
+    world.set_node_state(node, NodeState.CORDONED, "cordoned by you")
     return f"{node.name} cordoned: no new work will land on it; running work continues"
 
 
 def uncordon(world: World, node: Node) -> str:
-    world.set_node_state(node, "up", "")
+    world.set_node_state(node, NodeState.UP, "")
     return f"{node.name} is up and takes new work"
 
 
 def drain(world: World, node: Node) -> str:
     _note_healthy(world, node, "drained")
     if node.allocations:
-        world.set_node_state(node, "draining", "drained by you")
+        world.set_node_state(node, NodeState.DRAINING, "drained by you")
         jobs = ", ".join(sorted(node.allocations))
         return f"{node.name} draining: no new work; waiting for {jobs} to finish"
-    world.set_node_state(node, "drained", "drained by you")
+    world.set_node_state(node, NodeState.DRAINED, "drained by you")
     return f"{node.name} drained: it is empty and takes no new work"
 
 
@@ -62,9 +63,9 @@ def kill_work_on(world: World, node: Node, why: str) -> list[str]:
 
 def reboot(world: World, node: Node) -> str:
     _note_healthy(world, node, "rebooted")
-    marked = node.state in ("cordoned", "draining", "drained")
+    marked = node.state in MARKED
     victims = kill_work_on(world, node, f"node {node.name} rebooted")
-    world.set_node_state(node, "rebooting", "rebooted by you")
+    world.set_node_state(node, NodeState.REBOOTING, "rebooted by you")
     node.responsive = False
     world.env.process(_reboot_done(world, node, marked))
     killed = f"; killed {', '.join(victims)}" if victims else ""
@@ -73,11 +74,11 @@ def reboot(world: World, node: Node) -> str:
 
 def _reboot_done(world: World, node: Node, marked: bool):
     yield world.env.timeout(world.incident.cluster.reboot_time)
-    if node.state != "rebooting":
+    if node.state != NodeState.REBOOTING:
         return
     if node.dead_until_swap:
         node.last_heartbeat = world.now
-        world.set_node_state(node, "down", "did not come back after reboot")
+        world.set_node_state(node, NodeState.DOWN, "did not come back after reboot")
         return
     node.responsive = True
     node.last_heartbeat = world.now
@@ -87,14 +88,15 @@ def _reboot_done(world: World, node: Node, marked: bool):
             gpu.xid = None
         gpu.throttled = 1.0
     node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
-    world.set_node_state(node, "drained" if marked else "up", "back from reboot")
+    world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
 
 
 def swap(world: World, node: Node, spare: Node) -> str:
     _note_healthy(world, node, "swapped out")
-    spare.state = "joining"  # promised to this swap: no other swap can take it
+    spare.state = NodeState.JOINING  # promised to this swap: no other swap can take it
     victims = kill_work_on(world, node, f"node {node.name} taken out for repair")
-    world.set_node_state(node, "down", f"swapped out for repair; {spare.name} replaces it")
+    node.out_for_repair = True
+    world.set_node_state(node, NodeState.DOWN, f"swapped out for repair; {spare.name} replaces it")
     node.responsive = False
     world.env.process(_swap_done(world, node, spare))
     killed = f"; killed {', '.join(victims)}" if victims else ""
@@ -111,7 +113,7 @@ def _swap_done(world: World, node: Node, spare: Node):
         world.cluster.islands[spare.island].append(spare.name)
     if node.leaf and spare.name not in world.cluster.leaves[node.leaf][1]:
         world.cluster.leaves[node.leaf][1].append(spare.name)
-    world.set_node_state(spare, "up", f"replaced {node.name}")
+    world.set_node_state(spare, NodeState.UP, f"replaced {node.name}")
 
 
 def cancel(world: World, job: Job) -> str:

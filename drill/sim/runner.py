@@ -21,7 +21,7 @@ CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards bac
 
 def training_attempt(world: World, job: Job, attempt: Attempt):
     env = world.env
-    catalog = world.checkpoints[job.name]
+    catalog = job.checkpoints
     resume = _resolve_resume(world, job)
     cluster = world.incident.cluster
     world.log(
@@ -51,7 +51,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         from_step=resume,
         condition=record.condition if record else "ok",
         world=job.world,
-        verify=world.policy[job.name].verify_on_resume,
+        verify=job.policy.verify_on_resume,
     )
     if not outcome.ok:
         text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
@@ -85,11 +85,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         job.last_step_time = env.now
         loss = world.training.step(job.name)
         if loss is not None:
-            world.losses.setdefault(job.name, []).append((job.step, loss))
+            job.losses.append((job.step, loss))
         world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
         if job.step % STEP_LOG_EVERY == 0:
-            world.logs[job.name].step_marks.append((env.now, job.step, loss))
-        if job.step % world.policy[job.name].every == 0 and job.step < job.steps:
+            job.log.step_marks.append((env.now, job.step, loss))
+        if job.step % job.policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return
@@ -100,7 +100,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
 def _resolve_resume(world: World, job: Job) -> int | None:
     if job.resume_from is None:
         return None
-    catalog = world.checkpoints[job.name]
+    catalog = job.checkpoints
     if job.resume_from == "latest":
         return catalog.latest_step
     return int(job.resume_from)

@@ -27,12 +27,12 @@ from drill.sim.jobs import (
     Attempt,
     Job,
 )
-from drill.sim.logs import JobLog
 from drill.sim.pager import Pager
 from drill.sim.rng import substream
-from drill.sim.scheduler import plan
+from drill.sim.scheduler import Blocked, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
+from drill.states import JobState, NodeState
 
 
 class World:
@@ -44,13 +44,9 @@ class World:
         self.cluster = Cluster(incident.cluster)
         self.training: TrainingBackend = training or CountingTraining()
         self.pager = Pager()
+        # Every job, yours, the incident's named ones and the background, each one record.
         self.jobs: dict[str, Job] = {}
-        self.logs: dict[str, JobLog] = {}
-        self.checkpoints: dict[str, CheckpointCatalog] = {}
-        self.specs: dict[str, JobSpec] = {}
-        self.policy: dict[str, CheckpointPolicy] = {}
         self.timeline: list[Event] = []
-        self.losses: dict[str, list[tuple[int, float]]] = {}
         # Harm the operator's actions did to others: the collateral the score counts.
         self.harms: list[tuple[float, str, str]] = []
         self._seq = 0
@@ -91,7 +87,7 @@ class World:
         self.emit("alert", source, text, id=alert.id, severity=severity)
 
     def log(self, job: Job, rank: int | None, text: str) -> None:
-        self.logs[job.name].add(self.env.now, rank, text)
+        job.log.add(self.env.now, rank, text)
 
     # -- jobs -------------------------------------------------------------------------------
 
@@ -115,21 +111,18 @@ class World:
             requested_nodes=list(spec.nodes),
             preemptible=spec.preemptible,
             resume_from=None,
+            spec=spec,
+            policy=CheckpointPolicy.from_settings(spec.checkpoint),
+            checkpoints=CheckpointCatalog(),
         )
-        self.specs[spec.name] = spec
-        c = spec.checkpoint
-        self.policy[spec.name] = CheckpointPolicy(
-            c.every, c.keep, c.atomic, c.on_sigterm, c.verify_on_resume, c.write_time, c.volume
-        )
-        self.checkpoints[spec.name] = CheckpointCatalog()
         self.add_job(job, submit)
 
     def add_job(self, job: Job, submit_time: float) -> None:
         self.jobs[job.name] = job
-        self.logs[job.name] = JobLog()
         job.state = PENDING
         job.reason = "submitted"
         if submit_time > self.env.now:
+            job.submitted = False
             job.reason = "not yet submitted"
             self.env.process(self._submit_later(job, submit_time))
         else:
@@ -137,6 +130,7 @@ class World:
 
     def _submit_later(self, job: Job, when: float):
         yield self.env.timeout(when - self.env.now)
+        job.submitted = True
         job.reason = "submitted"
         job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
         self.emit("job_state", job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})")
@@ -146,14 +140,12 @@ class World:
         return self.clock.moment(value)
 
     def pending_jobs(self) -> list[Job]:
-        return [
-            j for j in self.jobs.values() if j.state == PENDING and j.reason != "not yet submitted"
-        ]
+        return [j for j in self.jobs.values() if j.state == PENDING and j.submitted]
 
     def running_jobs(self) -> list[Job]:
         return [j for j in self.jobs.values() if j.state == RUNNING]
 
-    def set_state(self, job: Job, state: str, reason: str = "") -> None:
+    def set_state(self, job: Job, state: JobState, reason: str = "") -> None:
         if job.state == state and job.reason == reason:
             return
         job.state = state
@@ -180,7 +172,7 @@ class World:
                 self.start_attempt(decision.job, decision.placement)
                 continue
             decision.job.reason = decision.reason
-            if not preempted and decision.reason.startswith("resources"):
+            if not preempted and decision.blocked is Blocked.RESOURCES:
                 # One preemption round per pass: victims free their GPUs over the grace window.
                 victims = preemption.choose_victims(self, decision.job)
                 for victim in victims:
@@ -208,8 +200,7 @@ class World:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
             job.attempts.append(attempt)
         attempt.start = self.env.now
-        if job.name in self.logs:
-            self.logs[job.name].silent_from.clear()  # new processes, new logs
+        job.log.silent_from.clear()  # new processes, new logs
         attempt.nodes = [node for node, _ in placement]
         attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement
@@ -224,9 +215,8 @@ class World:
     def forget(self, job: Job) -> None:
         """Drop a job that never ran (used while drawing the starting background load)."""
         self.jobs.pop(job.name, None)
-        self.logs.pop(job.name, None)
 
-    def set_node_state(self, node, state: str, reason: str = "") -> None:
+    def set_node_state(self, node, state: NodeState, reason: str = "") -> None:
         node.state = state
         node.state_reason = reason
         text = f"{node.name} {state}" + (f": {reason}" if reason else "")
@@ -236,8 +226,8 @@ class World:
         for name, _ in job.placement:
             node = self.cluster.nodes[name]
             node.allocations.pop(job.name, None)
-            if node.state == "draining" and not node.allocations:
-                self.set_node_state(node, "drained", node.state_reason)
+            if node.state == NodeState.DRAINING and not node.allocations:
+                self.set_node_state(node, NodeState.DRAINED, node.state_reason)
         # The scheduler picks up freed GPUs at its next interval, as real ones do.
         job.placement = []
 
@@ -254,6 +244,7 @@ class World:
         attempt.ended = True
         attempt.end = self.env.now
         attempt.why = why
+        attempt.ended_as = state
         checkpointing.interrupt(self, job, attempt)
         if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
             attempt.stall_wake.succeed()
@@ -313,6 +304,7 @@ class World:
             attempt.ended = True
             attempt.end = self.env.now
             attempt.why = "completed"
+            attempt.ended_as = COMPLETED
         self.free(job)
         self.set_state(job, COMPLETED, "")
 
@@ -323,7 +315,7 @@ class World:
         checkpointing.delete(self, job, step, by)
 
     def checkpoint_read_time(self, job: Job) -> float:
-        volume_name = self.policy[job.name].volume
+        volume_name = job.policy.volume
         if volume_name and volume_name in self.volumes:
             return self.volumes[volume_name].read_time(checkpointing.checkpoint_size(self, job))
         return runner.CHECKPOINT_READ_TIME

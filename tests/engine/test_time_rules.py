@@ -144,14 +144,14 @@ REJECTED = [
 def test_rejected_action_costs_no_time_and_changes_nothing(quiet_drill, line):
     quiet_drill.advance(450)  # checkpoints at steps 20 and 40 exist by now
     before = quiet_drill.snapshot()
-    policy = dict(vars(quiet_drill.world.policy["train"]))
+    policy = dict(vars(quiet_drill.world.jobs["train"].policy))
     exclude = set(quiet_drill.learner_job.exclude)
     result = quiet_drill.act(line)
     assert not result.accepted
     assert result.time == result.end == 450.0
     assert quiet_drill.now == 450.0
     assert quiet_drill.snapshot() == before
-    assert vars(quiet_drill.world.policy["train"]) == policy
+    assert vars(quiet_drill.world.jobs["train"].policy) == policy
     assert quiet_drill.learner_job.exclude == exclude
 
 

@@ -39,7 +39,7 @@ async def test_the_plan_becomes_set_actions_at_the_start_of_the_night(tmp_path):
             (0.0, 0.0, "set llm-pretrain ckpt-every 50"),
             (0.0, 0.0, "set llm-pretrain ckpt-keep 2"),
         ]
-        assert drill.world.policy["llm-pretrain"].keep == 2
+        assert drill.world.jobs["llm-pretrain"].policy.keep == 2
     save = read_save(tmp_path / "full-disk.jsonl")
     assert [a.text for a in save.actions] == [text for _, _, text in sets]
 

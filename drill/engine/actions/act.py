@@ -39,7 +39,7 @@ def reboot(ctx: Context, args: list[str]) -> str:
     node = ctx.node(args[0])
     if node.state == "rebooting":
         raise Reject(f"{node.name} is already rebooting")
-    if node.state == "down" and node.state_reason.startswith("swapped out"):
+    if node.out_for_repair:
         raise Reject(f"{node.name} is out for repair; it is not in the cluster any more")
     return ops.reboot(ctx.world, node)
 
@@ -49,7 +49,7 @@ def swap(ctx: Context, args: list[str]) -> str:
     node = ctx.node(args[0])
     if node.name.startswith("spare-") and node.leaf is None:
         raise Reject(f"{node.name} is a spare; swap the broken node it should replace")
-    if node.state == "down" and node.state_reason.startswith("swapped out"):
+    if node.out_for_repair:
         raise Reject(f"{node.name} is already out for repair")
     spares = ctx.world.cluster.spares_in(node.island)
     if not spares:
@@ -98,13 +98,13 @@ def restart(ctx: Context, args: list[str]) -> str:
             resume = "latest"
         else:
             step = parse_int(value, "--from step", 0, job.steps)
-            if ctx.world.checkpoints[job.name].get(step) is None:
-                have = [str(r.step) for r in ctx.world.checkpoints[job.name].live()]
+            if job.checkpoints.get(step) is None:
+                have = [str(r.step) for r in job.checkpoints.live()]
                 raise Reject(
                     f"{job.name} has no checkpoint at step {step}; it has: {', '.join(have) or 'none'}"
                 )
             resume = step
-    if resume == "latest" and ctx.world.checkpoints[job.name].latest() is None:
+    if resume == "latest" and job.checkpoints.latest() is None:
         resume = None
     exclude: set[str] = set()
     if "--exclude" in options:

@@ -50,7 +50,7 @@ def _job_detail(ctx: Context, job) -> str:
         lines.append(
             f"  last step {job.step} at {ctx.clock(job.last_step_time)} ({format_duration(age)} ago)"
         )
-        latest = world.checkpoints[job.name].latest()
+        latest = job.checkpoints.latest()
         lines.append(f"  latest checkpoint: {'step ' + str(latest.step) if latest else 'none'}")
     if job.exclude:
         lines.append(f"  excluded nodes: {', '.join(sorted(job.exclude))}")
@@ -116,7 +116,7 @@ def logs(ctx: Context, args: list[str]) -> str:
         rank = parse_int(args[2], "rank", 0, max(0, job.world - 1))
     elif len(args) != 1:
         raise Reject(f"usage: {usage}")
-    log = ctx.world.logs[job.name]
+    log = job.log
     if rank is None:
         return _per_rank_summary(ctx, job)
     silent = log.silent_from.get(rank)
@@ -134,7 +134,7 @@ def logs(ctx: Context, args: list[str]) -> str:
 
 def _per_rank_summary(ctx: Context, job) -> str:
     """What `tail -n1` over every rank's log shows: a silent rank stands out by its time."""
-    log = ctx.world.logs[job.name]
+    log = job.log
     launcher = [line for line in log.lines if line.rank is None][-5:]
     lines = [f"{ctx.clock(line.time)} {line.text}" for line in launcher]
     if job.world and job.attempts:
@@ -193,7 +193,7 @@ def ckpt_list(ctx: Context, args: list[str]) -> str:
     job = ctx.job(args[0])
     if not job.training:
         raise Reject(f"{job.name} belongs to team {job.team} and writes no checkpoints you can see")
-    catalog = ctx.world.checkpoints[job.name]
+    catalog = job.checkpoints
     live = catalog.live()
     if not live:
         return f"{job.name}: no checkpoints yet"

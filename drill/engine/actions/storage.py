@@ -40,9 +40,9 @@ def ckpt_verify(ctx: Context, args: list[str]) -> str:
     expect(args, 2, "ckpt verify JOB STEP")
     job = _training_job(ctx, args[0])
     step = parse_int(args[1], "step", 0)
-    record = ctx.world.checkpoints[job.name].get(step)
+    record = job.checkpoints.get(step)
     if record is None:
-        have = ", ".join(str(r.step) for r in ctx.world.checkpoints[job.name].live()) or "none"
+        have = ", ".join(str(r.step) for r in job.checkpoints.live()) or "none"
         raise Reject(f"{job.name} has no checkpoint at step {step}; it has: {have}")
     ok, reason = ctx.world.verify_checkpoint(job, record)
     record.verified = ok
@@ -55,7 +55,7 @@ def ckpt_rm(ctx: Context, args: list[str]) -> str:
     expect(args, 2, "ckpt rm JOB STEP")
     job = _training_job(ctx, args[0])
     step = parse_int(args[1], "step", 0)
-    if ctx.world.checkpoints[job.name].get(step) is None:
+    if job.checkpoints.get(step) is None:
         raise Reject(f"{job.name} has no checkpoint at step {step}")
     ctx.world.delete_checkpoint(job, step, by="you")
     return f"{job.name} checkpoint step {step} deleted"
@@ -68,7 +68,7 @@ def ckpt_prune(ctx: Context, args: list[str]) -> str:
         raise Reject(f"usage: {usage}")
     job = _training_job(ctx, args[0])
     keep = parse_int(args[2], "--keep", 1, 100)
-    live = ctx.world.checkpoints[job.name].live()
+    live = job.checkpoints.live()
     doomed = live[: max(0, len(live) - keep)]
     for record in doomed:
         ctx.world.delete_checkpoint(job, record.step, by="you")
@@ -145,7 +145,7 @@ def set_setting(ctx: Context, args: list[str]) -> str:
     if key not in SETTINGS:
         raise unknown("setting", key, SETTINGS)
     _check_plan(ctx, job.name, key, value)
-    policy = ctx.world.policy[job.name]
+    policy = job.policy
     if key == "ckpt-every":
         policy.every = parse_int(value, key, 1, 100000)
     elif key == "ckpt-keep":
@@ -186,7 +186,7 @@ def verify_cost(ctx: Context, args: list[str]) -> float:
     if len(args) != 2 or args[0] not in ctx.world.jobs or not ctx.world.jobs[args[0]].training:
         return base
     job = ctx.world.jobs[args[0]]
-    volume_name = ctx.world.policy[job.name].volume
+    volume_name = job.policy.volume
     if not volume_name or volume_name not in ctx.world.volumes:
         return base
     size = checkpoint_size(ctx.world, job)
