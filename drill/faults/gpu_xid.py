@@ -53,9 +53,7 @@ def _raise_xid(world: World, fault: GpuXid, node_name: str, gpu_index: int) -> N
     if persists is None:
         persists = xid in PERSISTENT_XIDS
     if xid not in APP_XIDS and xid != 94:
-        gpu.broken = True
-        gpu.xid = xid
-        gpu.clears_on_reboot = not persists
+        gpu.break_down(xid, clears_on_reboot=not persists)
     for job, rank in world.jobs_on_gpu(node_name, gpu_index):
         if xid in CRASHING_XIDS or xid not in XID_NAMES:
             world.failures.crash(

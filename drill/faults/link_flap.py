@@ -42,22 +42,9 @@ def _flap(world: World, fault: LinkFlap, leaf: str) -> None:
         node.link_events += 6
         node.kernel_log.append((world.now, "mlx5_core: mlx5_port_change: Link down"))
         node.kernel_log.append((world.now, "mlx5_core: mlx5_port_change: Link up"))
-    world.failures.slow_leaf(leaf, fault.slowdown)
-    for job in list(world.running_jobs()):
-        behind = [n for n in job.nodes if world.cluster.nodes[n].leaf == leaf]
-        if not behind or not job.training:
-            continue
-        if fault.duration is None or fault.duration >= job.collective_timeout:
-            world.failures.stall(job, job.ranks_on(behind[0])[0], clears_after=fault.duration)
-        elif job.yours:
-            world.env.process(world.failures.slow_alert(job, fault.slowdown))
-    if fault.duration is not None:
-        world.env.process(_settles(world, leaf, fault.duration))
-
-
-def _settles(world: World, leaf: str, delay: float):
-    yield world.env.timeout(delay)
-    world.failures.restore_leaf(leaf)
+    # While it lasts, it hits every gang behind the leaf: those running now and those placed
+    # there later.
+    world.failures.flap_leaf(leaf, fault.id, fault.slowdown, fault.duration)
 
 
 KIND = Kind(

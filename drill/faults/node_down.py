@@ -32,7 +32,9 @@ class NodeDown(FaultBase):
 
 def fire(world: World, fault: NodeDown, picks: list[Pick]) -> None:
     for pick in picks:
-        world.failures.node_down(str(pick.node), fault.duration, fault.persists_after_reboot)
+        world.failures.node_down(
+            str(pick.node), fault.duration, fault.persists_after_reboot, cause=fault.id
+        )
 
 
 KIND = Kind(

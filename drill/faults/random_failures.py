@@ -35,6 +35,7 @@ def fire(world: World, fault: RandomFailures, picks: list[Pick]) -> None:
 
 def _failing(world: World, fault: RandomFailures, mtbf: float):
     rng = world.rng(f"random-failures:{fault.id}")
+    count = 0
     while True:
         if not _live(world):
             return
@@ -45,7 +46,10 @@ def _failing(world: World, fault: RandomFailures, mtbf: float):
         node = live[rng.randrange(len(live))]
         world.faults.record_pick(fault.id, Pick(node=node.name, leaf=node.leaf, gpu=0))
         node.kernel_log.append((world.now, "mce: [Hardware Error]: Machine check events logged"))
-        world.failures.node_down(node.name, fault.duration, persists=False)
+        count += 1
+        world.failures.node_down(
+            node.name, fault.duration, persists=False, cause=f"{fault.id}#{count}"
+        )
 
 
 def _live(world: World):

@@ -35,7 +35,7 @@ def fire(world: World, fault: Straggler, picks: list[Pick]) -> None:
 def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) -> None:
     node = world.cluster.nodes[node_name]
     gpu = node.gpus[gpu_index]
-    gpu.throttled = fault.slowdown
+    gpu.throttles[fault.id] = fault.slowdown
     node.kernel_log.append(
         (world.now, f"GPU {gpu.bus_id}: clocks throttled (HW Slowdown: Active, thermal)")
     )
@@ -43,12 +43,12 @@ def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) ->
         if job.yours:
             world.env.process(world.failures.slow_alert(job, fault.slowdown))
     if fault.duration is not None:
-        world.env.process(_restore(world, node_name, gpu_index, fault.duration))
+        world.env.process(_restore(world, fault.id, node_name, gpu_index, fault.duration))
 
 
-def _restore(world: World, node_name: str, gpu_index: int, delay: float):
+def _restore(world: World, cause: str, node_name: str, gpu_index: int, delay: float):
     yield world.env.timeout(delay)
-    world.cluster.nodes[node_name].gpus[gpu_index].throttled = 1.0
+    world.cluster.nodes[node_name].gpus[gpu_index].throttles.pop(cause, None)
 
 
 KIND = Kind(

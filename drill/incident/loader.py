@@ -62,9 +62,12 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
         if name not in node_names:
             add(loc, f"no node named {name!r}; {_suggest(name, node_names)}")
 
+    slots = {slot.name: slot for slot in layout(incident.cluster)}
     for j, job in enumerate(incident.jobs):
         for n, name in enumerate(job.nodes):
             check_node(("jobs", j, "nodes", n), name)
+        for loc, message in pinned_placement(job, slots, incident.cluster.gpus_per_node):
+            add(("jobs", j, *loc), message)
         for n, name in enumerate(job.exclude):
             check_node(("jobs", j, "exclude", n), name)
         gpn = incident.cluster.gpus_per_node
@@ -107,6 +110,57 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 "this noise fires after the night ends; move it earlier or make the night longer",
             )
     return sorted_unique(problems)
+
+
+def pinned_placement(job, slots: dict, gpus_per_node: int) -> list[tuple[tuple, str]]:
+    """A pinned `nodes:` list is held to the gang rules the scheduler keeps for every job: the
+    exact number of nodes the job fills, each named once, in service, in one fabric island,
+    and none of them in its own `exclude` list."""
+    if not job.nodes:
+        return []
+    named = [name for name in job.nodes if name in slots]
+    if len(named) < len(job.nodes):
+        return []  # unknown names are reported on their own lines
+    problems: list[tuple[tuple, str]] = []
+    seen: set[str] = set()
+    for n, name in enumerate(job.nodes):
+        loc = ("nodes", n)
+        if name in seen:
+            problems.append(
+                (loc, f"{name} is listed twice; a GPU holds one rank, so name each node once")
+            )
+        seen.add(name)
+        if slots[name].spare:
+            problems.append(
+                (
+                    loc,
+                    f"{name} is a spare, out of service until `swap` brings it in; pin an in-service node",
+                )
+            )
+        if name in job.exclude:
+            problems.append(
+                (loc, f"{name} is also in this job's `exclude` list; drop it from one of the two")
+            )
+    islands = sorted({slots[name].island for name in job.nodes})
+    if len(islands) > 1:
+        problems.append(
+            (
+                ("nodes",),
+                f"these nodes span islands {', '.join(islands)}; a job that spans nodes must sit"
+                " inside one fabric island",
+            )
+        )
+    need = 1 if job.gpus <= gpus_per_node else job.gpus // gpus_per_node
+    if len(job.nodes) != need and not problems:
+        per = min(job.gpus, gpus_per_node)
+        problems.append(
+            (
+                ("nodes",),
+                f"a {job.gpus}-GPU job takes {need} node{'s' if need > 1 else ''} of"
+                f" {gpus_per_node} GPUs ({per} GPUs on each); this lists {len(job.nodes)}",
+            )
+        )
+    return problems
 
 
 def cluster_names(incident: Incident) -> tuple[set[str], set[str], set[str]]:

@@ -26,7 +26,18 @@ class Gpu:
     xid: int | None = None  # the last Xid this GPU raised, while it is still broken
     broken: bool = False  # unusable: work placed on it fails
     clears_on_reboot: bool = False
-    throttled: float = 1.0  # step time factor from thermal or power throttling
+    # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
+    throttles: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def throttled(self) -> float:
+        return max(self.throttles.values(), default=1.0)
+
+    def break_down(self, xid: int, clears_on_reboot: bool) -> None:
+        """A hardware fault: a second one only makes it harder to fix, never easier."""
+        self.clears_on_reboot = clears_on_reboot and (self.clears_on_reboot or not self.broken)
+        self.broken = True
+        self.xid = xid
 
     @property
     def bus_id(self) -> str:
@@ -48,6 +59,8 @@ class Node:
     kernel_log: list[tuple[float, str]] = field(default_factory=list)
     link_events: int = 0
     dead_until_swap: bool = False  # a failure that a reboot does not fix
+    # Why it is not answering, by cause (a fault's id): it answers again when none is left.
+    down_causes: set[str] = field(default_factory=set)
     out_for_repair: bool = False  # swapped out: no longer part of the cluster
     pid_base: int = 0
 

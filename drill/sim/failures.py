@@ -26,18 +26,25 @@ STRAGGLER_ALERT_RATIO = 1.3
 class Failures:
     def __init__(self, world: World):
         self.world = world
-        self._leaf_slow: dict[str, float] = {}
+        # Link flaps in progress per leaf: cause -> (step time factor, when it ends or None).
+        self._flaps: dict[str, dict[str, tuple[float, float | None]]] = {}
 
     # -- a rank stops -----------------------------------------------------------------------
 
     def stall(
-        self, job: Job, rank: int, clears_after: float | None = None, how: str = "kill"
+        self,
+        job: Job,
+        rank: int,
+        clears_after: float | None = None,
+        how: str = "kill",
+        cause: str = "",
     ) -> None:
         """A rank stops inside a collective: everyone else waits for it until the timeout.
 
         `how` says what happens to the real process behind that rank, when there is one: "kill"
         when it is gone (its GPU fell off the bus, its node stopped), "hang" when it is alive
         but stuck in software. A stall that clears by itself leaves the real processes alone.
+        Stalls compose: the gang moves again only when every cause has cleared.
         """
         world = self.world
         attempt = job.current
@@ -45,16 +52,19 @@ class Failures:
             attempt.stall_on_start = rank  # the rank hangs as soon as training begins
             attempt.stall_how = how
             return
-        if attempt is None or not job.training or not attempt.training or attempt.stall_wake:
+        if attempt is None or not job.training or not attempt.training:
             return
-        attempt.stall_wake = world.env.event()
-        attempt.stalled_at = world.now
-        attempt.stalled_rank = rank
-        job.log.silent_from[rank] = world.now
-        world.env.process(self._watchdog(job, attempt, rank))
-        world.env.process(self._progress_alert(job, attempt))
+        cause = cause or f"rank {rank}"
+        attempt.stall_causes.add(cause)
+        if attempt.stall_wake is None:
+            attempt.stall_wake = world.env.event()
+            attempt.stalled_at = world.now
+            attempt.stalled_rank = rank
+            job.log.silent_from[rank] = world.now
+            world.env.process(self._watchdog(job, attempt, rank))
+            world.env.process(self._progress_alert(job, attempt))
         if clears_after is not None:
-            world.env.process(self._unstall_after(job, attempt, clears_after))
+            world.env.process(self._unstall_after(job, attempt, clears_after, cause))
         else:
             self._real_fault(job, attempt, rank, how)
 
@@ -72,9 +82,10 @@ class Failures:
             self.world.log(job, None, text)
             self.world.emit("job_log", job.name, text, real=True)
 
-    def _unstall_after(self, job: Job, attempt, delay: float):
+    def _unstall_after(self, job: Job, attempt, delay: float, cause: str):
         yield self.world.env.timeout(delay)
-        if attempt.ended or attempt.stall_wake is None:
+        attempt.stall_causes.discard(cause)
+        if attempt.ended or attempt.stall_wake is None or attempt.stall_causes:
             return
         wake = attempt.stall_wake
         attempt.stall_wake = None
@@ -151,22 +162,28 @@ class Failures:
 
     # -- a node stops answering -------------------------------------------------------------
 
-    def node_down(self, node_name: str, duration: float | None, persists: bool) -> None:
+    def node_down(
+        self, node_name: str, duration: float | None, persists: bool, cause: str = "down"
+    ) -> None:
+        """The node stops answering. Causes compose: it answers again only when every
+        transient one has passed, and never by itself after a lasting one."""
         world = self.world
         node = world.cluster.nodes[node_name]
-        if not node.responsive:
+        node.dead_until_swap = node.dead_until_swap or persists
+        if duration is not None:
+            world.env.process(self._node_returns(node_name, duration, cause))
+        already = not node.responsive
+        node.down_causes.add(cause)
+        if already:
             return
         node.responsive = False
         node.last_heartbeat = world.now
-        node.dead_until_swap = persists
         for job_name in sorted(node.allocations):
             job = world.jobs[job_name]
             ranks = job.ranks_on(node_name)
             if job.training and ranks:
-                self.stall(job, ranks[0])
+                self.stall(job, ranks[0], cause=f"node {node_name}")
         world.env.process(self._heartbeat_timeout(node_name))
-        if duration is not None:
-            world.env.process(self._node_returns(node_name, duration))
 
     def _heartbeat_timeout(self, node_name: str):
         world = self.world
@@ -187,9 +204,12 @@ class Failures:
                 world.jobs[job_name], NODE_FAIL, f"node {node_name} failed (no heartbeat)"
             )
 
-    def _node_returns(self, node_name: str, delay: float):
+    def _node_returns(self, node_name: str, delay: float, cause: str):
         yield self.world.env.timeout(delay)
         node = self.world.cluster.nodes[node_name]
+        node.down_causes.discard(cause)
+        if node.down_causes or node.dead_until_swap:
+            return
         if node.responsive or node.state != NodeState.DOWN:
             return
         node.responsive = True
@@ -210,11 +230,43 @@ class Failures:
                 f" usually {job.step_time:.0f}s",
             )
 
-    def slow_leaf(self, leaf: str, factor: float) -> None:
-        self._leaf_slow[leaf] = factor
+    # -- a leaf's uplink flaps --------------------------------------------------------------
 
-    def restore_leaf(self, leaf: str) -> None:
-        self._leaf_slow.pop(leaf, None)
+    def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None:
+        world = self.world
+        until = None if duration is None else world.now + duration
+        self._flaps.setdefault(leaf, {})[cause] = (slowdown, until)
+        for job in list(world.running_jobs()):
+            if job.training and job.current is not None and job.current.training:
+                self._flap_hits(job, leaf, cause)
+        if duration is not None:
+            world.env.process(self._flap_settles(leaf, cause, duration))
+
+    def _flap_settles(self, leaf: str, cause: str, delay: float):
+        yield self.world.env.timeout(delay)
+        self._flaps.get(leaf, {}).pop(cause, None)
+
+    def _flap_hits(self, job: Job, leaf: str, cause: str) -> None:
+        """A gang behind a flapping leaf: it stalls when the flap outlasts its collective
+        timeout (or never ends), and only slows down otherwise."""
+        behind = [n for n in job.nodes if self.world.cluster.nodes[n].leaf == leaf]
+        if not behind:
+            return
+        slowdown, until = self._flaps[leaf][cause]
+        remaining = None if until is None else until - self.world.now
+        if remaining is None or remaining >= job.collective_timeout:
+            rank = job.ranks_on(behind[0])[0]
+            self.stall(job, rank, clears_after=remaining, cause=f"{cause} on {leaf}")
+        elif job.yours:
+            self.world.env.process(self.slow_alert(job, slowdown))
+
+    def training_started(self, job: Job) -> None:
+        """A gang that starts training behind a leaf that is still flapping is hit too."""
+        leaves = {self.world.cluster.nodes[n].leaf for n in job.nodes}
+        for leaf in sorted(leaf for leaf in leaves if leaf in self._flaps):
+            for cause in sorted(self._flaps[leaf]):
+                self._flap_hits(job, leaf, cause)
 
     def leaf_slowdown(self, leaf: str | None) -> float:
-        return self._leaf_slow.get(leaf, 1.0) if leaf else 1.0
+        flaps = self._flaps.get(leaf, {}) if leaf else {}
+        return max((factor for factor, _ in flaps.values()), default=1.0)

@@ -42,6 +42,7 @@ class Attempt:
     stall_how: str = "kill"  # and what that does to its real process
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
+    stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
     ended_as: JobState | None = None  # the state the job took when this attempt ended
     preempted_at: float | None = None  # when SIGTERM arrived, if it was preempted

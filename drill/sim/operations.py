@@ -82,11 +82,12 @@ def _reboot_done(world: World, node: Node, marked: bool):
         return
     node.responsive = True
     node.last_heartbeat = world.now
+    node.down_causes.clear()  # a power cycle clears what a power cycle clears
     for gpu in node.gpus:
         if gpu.broken and gpu.clears_on_reboot:
             gpu.broken = False
             gpu.xid = None
-        gpu.throttled = 1.0
+        gpu.throttles.clear()
     node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
     world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
 

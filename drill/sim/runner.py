@@ -22,7 +22,7 @@ CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards bac
 def training_attempt(world: World, job: Job, attempt: Attempt):
     env = world.env
     catalog = job.checkpoints
-    resume = _resolve_resume(world, job)
+    resume = world.resume_point(job)
     cluster = world.incident.cluster
     world.log(
         job,
@@ -45,7 +45,16 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.log(job, rank, text)
         world.end_attempt(job, FAILED, text)
         return
+    if job.resume_from == "latest":
+        resume = catalog.latest_step  # the script reads `latest` when it loads, not before
     record = catalog.get(resume) if resume is not None else None
+    if resume is not None and record is None:
+        # The catalog is what exists on disk, for every backend: a step deleted while the
+        # restart was queued is gone, whether or not a real replica is behind the job.
+        text = f"[rank 0] failed to load checkpoint step {resume}: no such checkpoint"
+        world.log(job, 0, text)
+        world.end_attempt(job, FAILED, text)
+        return
     outcome = world.training.start(
         job.name,
         from_step=resume,
@@ -69,6 +78,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     )
     if attempt.stall_on_start is not None:
         world.failures.stall(job, attempt.stall_on_start, how=attempt.stall_how)
+    world.failures.training_started(job)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
         if attempt.ended or attempt.preempting:
@@ -95,15 +105,6 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
                 return
     world.log(job, None, f"training finished at step {job.step}")
     world.complete(job)
-
-
-def _resolve_resume(world: World, job: Job) -> int | None:
-    if job.resume_from is None:
-        return None
-    catalog = job.checkpoints
-    if job.resume_from == "latest":
-        return catalog.latest_step
-    return int(job.resume_from)
 
 
 def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:

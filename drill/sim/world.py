@@ -9,7 +9,7 @@ import simpy
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
 from drill.incident.units import format_duration
-from drill.sim import background, checkpointing, preemption, runner, storage_events
+from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import Event
@@ -29,7 +29,7 @@ from drill.sim.jobs import (
 )
 from drill.sim.pager import Pager
 from drill.sim.rng import substream
-from drill.sim.scheduler import Blocked, plan
+from drill.sim.scheduler import Blocked, free_map, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 from drill.states import JobState, NodeState
@@ -184,17 +184,24 @@ class World:
                     )
 
     def _place_requested(self, pending: list[Job]) -> None:
-        """Jobs the incident pins to named nodes at the start take exactly those nodes."""
-        gpn = self.cluster.gpus_per_node
+        """Jobs the incident pins to named nodes at the start take exactly those nodes, under the
+        same gang rules as any placement (one island, whole nodes, usable, not excluded)."""
         for job in pending:
-            if not job.requested_nodes or job.attempts[-1].number != 1:
+            if not job.requested_nodes or job.attempts[-1].number != 1 or job.held:
                 continue
-            nodes = [self.cluster.nodes[n] for n in job.requested_nodes]
-            if all(n.schedulable and len(n.free_gpus()) >= min(gpn, job.world) for n in nodes):
-                per = min(gpn, job.world)
-                self.start_attempt(job, [(n.name, n.free_gpus()[:per]) for n in nodes])
+            free = {
+                name: gpus
+                for name, gpus in free_map(self.cluster, job).items()
+                if name in job.requested_nodes
+            }
+            placement = place(self.cluster, job, free)
+            if placement is not None and {n for n, _ in placement} == set(job.requested_nodes):
+                # Ranks fill the nodes in the order the incident lists them.
+                placement.sort(key=lambda pair: job.requested_nodes.index(pair[0]))
+                self.start_attempt(job, placement)
 
     def start_attempt(self, job: Job, placement: list[tuple[str, list[int]]]) -> None:
+        invariants.check_placement(self, job, placement)
         attempt = job.current
         if attempt is None:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
@@ -253,6 +260,7 @@ class World:
             return
         if state == PREEMPTED:
             # Slurm's PreemptMode=REQUEUE: back in the queue, not counted as a restart.
+            job.resume_from = "latest"
             self.set_state(job, PREEMPTED, why)
             self.env.process(self._requeue_after(job, 0.0))
             return
@@ -261,6 +269,7 @@ class World:
             why = f"{why}; the surviving ranks raised: {' | '.join(attempt.real_errors)}"
         if state in (FAILED, NODE_FAIL) and retry and job.restarts_used < job.max_restarts:
             job.restarts_used += 1
+            job.resume_from = "latest"  # what the retry policy will load
             self.set_state(job, REQUEUED, why)
             if job.yours:
                 self.alert(
@@ -331,6 +340,14 @@ class World:
                 slowest = max(slowest, node.gpus[gpu].throttled)
             slowest = max(slowest, self.failures.leaf_slowdown(node.leaf))
         return factor * slowest
+
+    def resume_point(self, job: Job) -> int | None:
+        """The checkpoint step the job's next attempt loads, or None for a start from scratch."""
+        if job.resume_from is None:
+            return None
+        if job.resume_from == "latest":
+            return job.checkpoints.latest_step
+        return int(job.resume_from)
 
     def jobs_on_gpu(self, node_name: str, gpu: int) -> list[tuple[Job, int]]:
         """The jobs holding this GPU, each with the rank it runs there."""

@@ -35,6 +35,13 @@ def status(ctx: Context, args: list[str]) -> str:
 
 def _job_line(ctx: Context, job) -> str:
     progress = f"step {job.step}/{job.steps}" if job.training else ""
+    attempt = job.current
+    stopped = job.training and job.state != "completed" and not (attempt and attempt.training)
+    if stopped and job.step:
+        resume = ctx.world.resume_point(job)
+        if (resume or 0) < job.step:
+            where = f"checkpoint step {resume}" if resume is not None else "scratch"
+            progress += f" when it stopped; resumes from {where}"
     reason = f" ({job.reason})" if job.reason else ""
     return f"{job.name}: {job.state}{reason} {progress}".rstrip()
 
