@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from drill.engine.actions.effects import CLUSTER, effect_of
+from drill.engine.actions.effects import effect_of
 from drill.sim.jobs import COMPLETED
 
 if TYPE_CHECKING:
@@ -153,8 +153,8 @@ def kept_step(drill: Drill) -> int:
 
 
 def _looks_before_surgery(drill: Drill) -> tuple[int, int]:
-    """Surgery is a change to a node or a job; a look is a look at that node or job, or at the
-    whole cluster for a job, at any earlier time in the night."""
+    """Surgery is a change to a node or a job; a look is a look at that same node or job at any
+    earlier time in the night (a look at the whole cluster names neither)."""
     looked: set = set()
     surgery = after_look = 0
     for action in drill.actions:
@@ -165,5 +165,5 @@ def _looks_before_surgery(drill: Drill) -> tuple[int, int]:
             looked.add(done.touches)
         elif done.is_change and done.touches and done.touches[0] in ("node", "job"):
             surgery += 1
-            after_look += done.touches in looked or (done.touches[0] == "job" and CLUSTER in looked)
+            after_look += done.touches in looked
     return surgery, after_look
