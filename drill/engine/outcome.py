@@ -6,15 +6,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from drill.engine.actions.effects import effect_of
 from drill.sim.jobs import COMPLETED
 
 if TYPE_CHECKING:
     from drill.engine.drill import Drill
-
-SURGERY_ON_NODES = ("cordon", "drain", "reboot", "swap")
-SURGERY_ON_JOBS = ("restart", "requeue", "cancel")
-LOOKS_AT_NODES = ("health",)
-LOOKS_AT_JOBS = ("status", "logs", "ckpt list", "ckpt verify", "queue")
 
 
 @dataclass
@@ -155,29 +151,17 @@ def kept_step(drill: Drill) -> int:
 
 
 def _looks_before_surgery(drill: Drill) -> tuple[int, int]:
-    """Surgery is an act on a node or a job; a look is `health` on that node, or a look at that
-    job, at any earlier time in the night."""
-    looked_nodes: set[str] = set()
-    looked_jobs: set[str] = set()
+    """Surgery is a change to a node or a job; a look is a look at that same node or job at any
+    earlier time in the night (a look at the whole cluster names neither)."""
+    looked: set = set()
     surgery = after_look = 0
     for action in drill.actions:
         if not action.accepted:
             continue
-        words = action.text.split()
-        verb = action.verb
-        target = (
-            words[2]
-            if verb.startswith("ckpt ") and len(words) > 2
-            else (words[1] if len(words) > 1 else "")
-        )
-        if verb in LOOKS_AT_NODES:
-            looked_nodes.add(target)
-        elif verb in LOOKS_AT_JOBS:
-            looked_jobs.add(target or "*")
-        elif verb in SURGERY_ON_NODES:
+        done = effect_of(action.text)
+        if done.is_look:
+            looked.add(done.touches)
+        elif done.is_change and done.touches and done.touches[0] in ("node", "job"):
             surgery += 1
-            after_look += target in looked_nodes
-        elif verb in SURGERY_ON_JOBS:
-            surgery += 1
-            after_look += target in looked_jobs or "*" in looked_jobs
+            after_look += done.touches in looked
     return surgery, after_look

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from drill.engine.actions.context import submitted
+
 if TYPE_CHECKING:
     from drill.engine.drill import Drill
 
@@ -90,6 +92,8 @@ def build_snapshot(drill: Drill) -> Snapshot:
         )
     jobs = []
     for job in world.jobs.values():
+        if not submitted(job):
+            continue  # another team's job that has not been submitted does not exist yet
         latest = job.checkpoints.latest_step if job.training else None
         jobs.append(
             JobView(

@@ -169,7 +169,7 @@ class NightScreen(Screen):
         self.query_one(CommandLine).names = Names(
             nodes=tuple(n.name for n in snapshot.nodes if n.state not in ("spare", "joining")),
             jobs=tuple(j.name for j in sorted(snapshot.jobs, key=lambda j: (not j.yours, j.name))),
-            training_jobs=tuple(j.name for j in snapshot.jobs if j.steps),
+            own_jobs=tuple(j.name for j in snapshot.jobs if j.yours),
             volumes=tuple(v.name for v in frame.storage.volumes),
             alerts=tuple(a.id for a in snapshot.alerts if not a.acked),
             steps=tuple(str(c.step) for c in reversed(frame.storage.checkpoints)),
