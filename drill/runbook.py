@@ -162,7 +162,8 @@ def _section(record: NightRecord, key: str) -> list[str]:
     if key == "checkpoint":
         advice = cadence(record)
         lines += advice.lines()
-        work = _component(record, "work_lost")
+        plan = _component(record, "plan")
+        work = plan if plan and plan["weight"] else _component(record, "progress")
         if work is not None:
             rewarded = work["points"] >= 0.9 * work["weight"] if work["weight"] else True
             verdict = "rewarded" if rewarded else "did not reward"
@@ -191,7 +192,8 @@ def _section(record: NightRecord, key: str) -> list[str]:
 COMPONENT_SECTION = {
     "recovered": "queue",
     "time_to_recovery": "3am",
-    "work_lost": "checkpoint",
+    "progress": "checkpoint",
+    "plan": "checkpoint",
     "integrity": "checkpoint",
     "collateral": "queue",
     "discipline": "health",

@@ -292,7 +292,13 @@ class Hint(Strict):
 
 
 ScoreComponent = Literal[
-    "recovered", "time_to_recovery", "work_lost", "integrity", "collateral", "discipline"
+    "progress",
+    "recovered",
+    "time_to_recovery",
+    "integrity",
+    "collateral",
+    "plan",
+    "discipline",
 ]
 
 
@@ -303,7 +309,16 @@ class Expectation(Strict):
     score_min: float | None = Field(None, ge=0, le=100, description="lowest total score allowed")
     score_max: float | None = Field(None, ge=0, le=100, description="highest total score allowed")
     loses_in: list[ScoreComponent] = Field(
-        default_factory=list, description="components where this runbook must lose points"
+        default_factory=list,
+        description="the component where this runbook loses the most points against the"
+        " reference (name several if they tie)",
+    )
+    steps_behind_max: int | None = Field(
+        None,
+        ge=0,
+        le=1_000_000,
+        description="for the reference: the most effective steps behind the undisturbed run it"
+        " may end",
     )
 
 
@@ -314,6 +329,11 @@ class GradedRunbook(Strict):
         min_length=1, max_length=200, description="timed action lines, written like the reference"
     )
     expect: Expectation = Field(Expectation(), description="what `drill test` checks for it")
+    discipline: Literal["reference", "own"] = Field(
+        "reference",
+        description="score it with the reference's acknowledgements and notes (so it loses"
+        " where its mistake is), or with its own",
+    )
 
 
 class Scoring(Strict):

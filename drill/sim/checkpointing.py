@@ -78,7 +78,9 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         volume.add(world.now, job.team, size)
         if replaced is not None:
             volume.remove(world.now, job.team, replaced.size)  # the rename freed the old file
-    job.checkpoints.add(CheckpointRecord(step, world.now, size))
+    job.checkpoints.add(
+        CheckpointRecord(step, world.now, size, poisoned_from=attempt.poisoned_from)
+    )
     apply_retention(world, job)
     world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
     world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
@@ -148,9 +150,14 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
     if record is None:
         return
     if by == "you" and record.condition == "ok":
-        newer_good = [r for r in job.checkpoints.live() if r.condition == "ok" and r.step > step]
-        if not newer_good:
-            world.harm("needed_checkpoint", f"deleted checkpoint step {step}, the newest good one")
+        good = [r.step for r in job.checkpoints.live() if r.condition == "ok"]
+        if not [s for s in good if s > step]:
+            # The newest good checkpoint: the work since the one before it is gone with it.
+            before = max((s for s in good if s < step), default=0)
+            lost = (step - before) * job.step_time * job.gpus
+            world.harm(
+                "needed_checkpoint", lost, f"deleted checkpoint step {step}, the newest good one"
+            )
     policy = job.policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:

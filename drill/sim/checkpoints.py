@@ -18,6 +18,7 @@ class CheckpointRecord:
     condition: str = "ok"  # ok, torn, corrupt
     verified: bool | None = None  # None: never checked; True or False after `ckpt verify`
     deleted: bool = False
+    poisoned_from: int | None = None  # written by a model that loaded bad bytes at this step
 
     def to_json(self) -> dict:
         return {

@@ -62,6 +62,10 @@ class Node:
     # Why it is not answering, by cause (a fault's id): it answers again when none is left.
     down_causes: set[str] = field(default_factory=set)
     out_for_repair: bool = False  # swapped out: no longer part of the cluster
+    # When a person took this node out of service while it was healthy, and the GPU-seconds
+    # of healthy capacity that has cost so far.
+    taken_healthy_at: float | None = None
+    healthy_gpu_seconds_taken: float = 0.0
     pid_base: int = 0
 
     @property

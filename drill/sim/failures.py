@@ -57,6 +57,7 @@ class Failures:
         cause = cause or f"rank {rank}"
         attempt.stall_causes.add(cause)
         if attempt.stall_wake is None:
+            world.progress_stopped(job, f"rank {rank} stopped")
             attempt.stall_wake = world.env.event()
             attempt.stalled_at = world.now
             attempt.stalled_rank = rank
@@ -145,6 +146,8 @@ class Failures:
         pid = world.cluster.nodes[node].pid_base + gpu if node in world.cluster.nodes else 0
         world.log(job, rank, f"[rank {rank}] RuntimeError: {error}")
         job.log.silent_from[rank] = world.now
+        if job.training and attempt.training:
+            world.progress_stopped(job, f"rank {rank} died")
         self._real_fault(job, attempt, rank, "kill")
 
         def notice():

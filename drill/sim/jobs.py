@@ -7,6 +7,7 @@ from typing import Any
 
 from drill.incident.models import PRIORITY_RANK, JobSpec
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
+from drill.sim.ledger import Outage
 from drill.sim.logs import JobLog
 from drill.states import JobState
 
@@ -43,6 +44,9 @@ class Attempt:
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
+    carried: float = 0.0  # seconds of work a background job had done before this attempt
+    loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
+    poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
     ended_as: JobState | None = None  # the state the job took when this attempt ended
     preempted_at: float | None = None  # when SIGTERM arrived, if it was preempted
@@ -99,6 +103,7 @@ class Job:
     policy: CheckpointPolicy | None = None
     checkpoints: CheckpointCatalog = field(default_factory=CheckpointCatalog)
     losses: list[tuple[int, float]] = field(default_factory=list)  # (step, loss) as trained
+    outages: list[Outage] = field(default_factory=list)  # when it stopped and came back
 
     def __post_init__(self) -> None:
         if self.world == 0:

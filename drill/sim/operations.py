@@ -26,8 +26,10 @@ def healthy(node: Node) -> bool:
 
 
 def _note_healthy(world: World, node: Node, verb: str) -> None:
-    if healthy(node):
-        world.harm("healthy_node", f"{verb} {node.name}, which was healthy")
+    """A healthy node a person takes out of service: its capacity is lost until it is back."""
+    if healthy(node) and node.taken_healthy_at is None:
+        node.taken_healthy_at = world.now
+        world.emit("harm", node.name, f"{verb} {node.name}, which was healthy", hidden=True)
 
 
 def cordon(world: World, node: Node) -> str:
@@ -54,10 +56,7 @@ def drain(world: World, node: Node) -> str:
 def kill_work_on(world: World, node: Node, why: str) -> list[str]:
     victims = sorted(node.allocations)
     for name in victims:
-        job = world.jobs[name]
-        if not job.yours:
-            world.harm("other_job", f"{why}: killed {name} of team {job.team}")
-        world.end_attempt(job, NODE_FAIL, why)
+        world.end_attempt(world.jobs[name], NODE_FAIL, why)
     return victims
 
 
@@ -118,8 +117,6 @@ def _swap_done(world: World, node: Node, spare: Node):
 
 
 def cancel(world: World, job: Job) -> str:
-    if not job.yours:
-        world.harm("other_job", f"cancelled {job.name} of team {job.team}")
     if job.current is not None:
         world.end_attempt(job, CANCELLED, "cancelled by you", retry=False)
     else:
@@ -128,8 +125,6 @@ def cancel(world: World, job: Job) -> str:
 
 
 def requeue(world: World, job: Job) -> str:
-    if not job.yours and job.state == RUNNING:
-        world.harm("other_job", f"requeued {job.name} of team {job.team}, losing its progress")
     world.resubmit(job, resume_from="latest" if job.training else None, why="requeued by you")
     return f"{job.name} requeued; it resumes from the latest checkpoint when placed"
 

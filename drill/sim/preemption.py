@@ -64,8 +64,8 @@ def preempt(world: World, victim: Job, by: Job) -> None:
         return
     attempt.preempting = True
     attempt.preempted_at = world.now
-    if by.yours and not victim.yours:
-        world.harm("other_job", f"your job {by.name} preempted {victim.name} of team {victim.team}")
+    if victim.training and attempt.training:
+        world.progress_stopped(victim, f"preempted by {by.name}")
     grace = world.incident.cluster.preempt_grace
     world.log(
         victim,

@@ -69,6 +69,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         return
     job.step = resume or 0
     attempt.from_step = job.step
+    attempt.loaded_corrupt = outcome.poisoned
+    # A model that came from bad bytes stays suspect, and so does every checkpoint it writes.
+    attempt.poisoned_from = (
+        resume if outcome.poisoned else (record.poisoned_from if record else None)
+    )
     attempt.training = True
     job.last_step_time = env.now
     where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
@@ -92,6 +97,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             continue
         job.step += 1
         job.steps_executed += 1
+        world.progress_resumed(job)
         job.last_step_time = env.now
         loss = world.training.step(job.name)
         if loss is not None:
@@ -121,6 +127,7 @@ def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
 def background_attempt(world: World, job: Job, attempt: Attempt):
     """Other teams' work: runs for its duration unless a fault or a person ends it first."""
     remaining = max(60.0, job.duration - job.elapsed_before)
+    attempt.carried = job.elapsed_before
     job.elapsed_before = 0.0
     yield world.env.timeout(5.0)
     if attempt.ended:

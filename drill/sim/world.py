@@ -27,6 +27,7 @@ from drill.sim.jobs import (
     Attempt,
     Job,
 )
+from drill.sim.ledger import Harm, Kill, Ledger, Outage
 from drill.sim.pager import Pager
 from drill.sim.rng import substream
 from drill.sim.scheduler import Blocked, free_map, place, plan
@@ -47,8 +48,8 @@ class World:
         # Every job, yours, the incident's named ones and the background, each one record.
         self.jobs: dict[str, Job] = {}
         self.timeline: list[Event] = []
-        # Harm the operator's actions did to others: the collateral the score counts.
-        self.harms: list[tuple[float, str, str]] = []
+        # What the night cost others and the cluster: the collateral the score counts.
+        self.ledger = Ledger()
         self._seq = 0
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
@@ -78,9 +79,32 @@ class World:
         self.timeline.append(event)
         return event
 
-    def harm(self, kind: str, text: str) -> None:
-        self.harms.append((self.env.now, kind, text))
+    def harm(self, kind: str, gpu_seconds: float, text: str) -> None:
+        self.ledger.harms.append(Harm(self.env.now, kind, gpu_seconds, text))
         self.emit("harm", kind, text, hidden=True)
+
+    def progress_stopped(self, job: Job, why: str) -> None:
+        """A training job stopped making progress it keeps: an outage opens, unless one is."""
+        if job.outages and job.outages[-1].end is None:
+            return
+        if any(a.training for a in job.attempts):
+            job.outages.append(Outage(self.env.now, why=why))
+
+    def progress_resumed(self, job: Job) -> None:
+        if job.outages and job.outages[-1].end is None:
+            job.outages[-1].end = self.env.now
+
+    def _record_kill(self, job: Job, attempt: Attempt, why: str) -> None:
+        """Someone else's work ended before it was done: what it had not saved is lost."""
+        if attempt.start is None:
+            return
+        if job.training:
+            saved = job.checkpoints.latest_step or 0
+            steps = max(0, job.step - saved) if attempt.training else 0
+            lost = steps * job.step_time * attempt.gpus
+        else:
+            lost = (attempt.carried + self.env.now - attempt.start) * attempt.gpus
+        self.ledger.kills.append(Kill(self.env.now, job.name, job.team, lost, why))
 
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
@@ -218,12 +242,17 @@ class World:
             self.env.process(runner.training_attempt(self, job, attempt))
         else:
             self.env.process(runner.background_attempt(self, job, attempt))
+        self.faults.job_placed(job)
 
     def forget(self, job: Job) -> None:
         """Drop a job that never ran (used while drawing the starting background load)."""
         self.jobs.pop(job.name, None)
 
     def set_node_state(self, node, state: NodeState, reason: str = "") -> None:
+        if state == NodeState.UP and node.taken_healthy_at is not None:
+            gpus = len(node.gpus)
+            node.healthy_gpu_seconds_taken += (self.env.now - node.taken_healthy_at) * gpus
+            node.taken_healthy_at = None
         node.state = state
         node.state_reason = reason
         text = f"{node.name} {state}" + (f": {reason}" if reason else "")
@@ -252,6 +281,10 @@ class World:
         attempt.end = self.env.now
         attempt.why = why
         attempt.ended_as = state
+        if job.training:
+            self.progress_stopped(job, why)
+        if not job.yours:
+            self._record_kill(job, attempt, why)
         checkpointing.interrupt(self, job, attempt)
         if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
             attempt.stall_wake.succeed()

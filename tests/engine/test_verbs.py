@@ -262,13 +262,13 @@ def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
 )
 def test_acting_on_another_teams_job_is_refused_with_what_to_do_instead(line):
     d = night()
-    before, harms = d.snapshot(), list(d.world.harms)
+    before, ledger = d.snapshot(), repr(d.world.ledger)
     result = d.act(line)
     assert not result.accepted
     assert "eval belongs to team research, and their on-call owns it" in result.output
     assert "`status eval`" in result.output and "your own job, train" in result.output
     assert "\n" not in result.output
-    assert d.now == 600.0 and d.snapshot() == before and d.world.harms == harms
+    assert d.now == 600.0 and d.snapshot() == before and repr(d.world.ledger) == ledger
 
 
 @pytest.mark.parametrize("line", ["cancel eval", "requeue eval"])
@@ -277,7 +277,8 @@ def test_cancel_and_requeue_of_another_teams_job_run_and_are_counted_as_harm(lin
     assert d.world.jobs["eval"].state == "running"
     result = d.act(line)
     assert result.accepted, result.output
-    assert any("eval of team research" in text for _, _, text in d.world.harms)
+    [kill] = [k for k in d.world.ledger.kills if k.job == "eval"]
+    assert kill.team == "research" and kill.gpu_seconds > 0
 
 
 def test_the_authoring_guide_gives_each_job_verb_its_rule():
