@@ -10,6 +10,8 @@ page in time, use hints sparingly, write down what you did.
   is not held against anyone.
 - Hints cost a bounded amount: each of the first three costs a quarter of the hints share, and
   more cost nothing more.
+
+Looks weigh half of discipline, pages a quarter, a note and hints an eighth each.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
 
 HINT_COST = 0.25
 HINTS_CHARGED = 3
+PARTS = {"looks": 0.5, "pages": 0.25, "notes": 0.125, "hints": 0.125}
 
 
 @dataclass(frozen=True)
@@ -52,12 +55,14 @@ class Discipline:
 def discipline_value(
     changes: int, after_look: int, due: int, in_time: int, hints: int, notes: int
 ) -> float:
-    """The four parts, each from 0 to 1, averaged: looks, acknowledgements, notes, hints."""
+    """Four parts, each from 0 to 1, weighted by what they say about the night: looking before
+    acting is half of it, pages a quarter, a note and sparing hints an eighth each."""
     looks = after_look / changes if changes else 1.0
     acks = in_time / due if due else 1.0
     noted = 1.0 if notes else 0.0
     hinted = 1.0 - HINT_COST * min(hints, HINTS_CHARGED)
-    return round((looks + acks + noted + hinted) / 4.0, 4)
+    parts = (looks, acks, noted, hinted)
+    return round(sum(PARTS[name] * value for name, value in zip(PARTS, parts, strict=True)), 4)
 
 
 def first_signal(drill: Drill) -> float | None:

@@ -95,19 +95,17 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     )
     completed = job.state == COMPLETED
     alive = completed or training
+    recovered = completed or (training and _trained_through_the_end(drill, end))
     outcome = Outcome(
         end_time=round(end, 3),
         completed=completed,
         alive=alive,
-        recovered=completed or (training and _trained_through_the_end(drill, end)),
+        recovered=recovered,
         final_step=job.step,
         target_steps=job.steps,
         baseline_step=int(round(clock.steps_by(drill.night_end))),
         pace=round(clock.pace, 3),
         outages=[[o.start, o.end] for o in job.outages],
-        others=collateral.other_jobs(drill, end),
-        harms=[[h.time, h.kind, h.gpu_seconds, h.text] for h in world.ledger.harms],
-        healthy_gpu_seconds=round(_healthy_taken(drill, end), 3),
         first_page=_first_page(drill),
     )
     d = measure_discipline(drill, paging_target, end)
@@ -115,6 +113,12 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.pages_due, outcome.pages_acked_in_time = d.pages_due, d.pages_acked_in_time
     outcome.hints_used, outcome.notes, outcome.discipline = d.hints_used, d.notes, d.value
     _measure_progress(drill, outcome, clock)
+    # Other teams' night goes on after the learner's job is done; measure all of it.
+    world.run_rest_of_night()
+    whole = drill.night_end
+    outcome.others = collateral.other_jobs(drill, whole)
+    outcome.harms = [[h.time, h.kind, h.gpu_seconds, h.text] for h in world.ledger.harms]
+    outcome.healthy_gpu_seconds = round(_healthy_taken(drill, whole), 3)
     if plan and drill.incident.plan is not None:
         lines = plan_check.plan_lines(drill)
         nights = plan_check.ensemble_fallbacks(drill.incident, drill.seed, lines)

@@ -34,8 +34,9 @@ DEFAULT_WEIGHTS = {
 COMPONENTS = tuple(DEFAULT_WEIGHTS)
 MATCH_VALUE = {"bitexact": 1.0, "close": 0.8, "diverged": 0.0}
 CORRUPT_LOAD_COST = 0.5
-# Harm worth a quarter hour of the learner's own job's GPUs costs the whole collateral weight.
-COLLATERAL_SCALE_HOURS = 0.25
+# Harm beyond the reference's worth ten minutes of the learner's own job's GPUs costs the
+# whole collateral weight; more keeps costing.
+COLLATERAL_SCALE_HOURS = 1 / 6
 GRADES = ((90, "A"), (80, "B"), (65, "C"), (50, "D"))
 
 
@@ -124,14 +125,16 @@ def build_score(
 
 
 def _share(mine: float, par: float, floor: float, scale: float, uncapped: bool) -> float:
+    if uncapped:
+        # Measured against the reference alone: anything worse than it costs, without end.
+        return min(1.0, 1.0 - (par - mine) / scale)
     if par > floor:
         share = (mine - floor) / (par - floor)
     elif mine >= par:
         share = 1.0
     else:
         share = 1.0 - (par - mine) / scale
-    share = min(1.0, share)
-    return share if uncapped else max(0.0, share)
+    return max(0.0, min(1.0, share))
 
 
 # -- what each component reads -----------------------------------------------------------------
@@ -287,12 +290,17 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
 
 def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     harm = mine.harm
+    ref = par.harm.gpu_hours
+    against = f" The reference caused {ref:.1f}."
     if not harm.lines:
-        return "Nobody else lost work or waited longer than on the night with nobody acting, and no healthy node or needed checkpoint was taken."
+        return (
+            "Nobody else lost more than on the night with nobody acting, and no healthy node or"
+            " needed checkpoint was taken." + against
+        )
     shown = "; ".join(harm.lines[:4]) + (
         f"; and {len(harm.lines) - 4} more" if len(harm.lines) > 4 else ""
     )
-    return f"{harm.gpu_hours:.1f} GPU hours of harm: {shown}. The reference caused {par.harm.gpu_hours:.1f}."
+    return f"{harm.gpu_hours:.1f} GPU hours of harm: {shown}." + against
 
 
 def _why_plan(mine: Night, par: Night, floor: Night, clock) -> str:

@@ -66,6 +66,9 @@ class Node:
     # of healthy capacity that has cost so far.
     taken_healthy_at: float | None = None
     healthy_gpu_seconds_taken: float = 0.0
+    # A person put it back in service while one of its GPUs was broken: what fails on it now
+    # is their doing.
+    put_back_broken: bool = False
     pid_base: int = 0
 
     @property

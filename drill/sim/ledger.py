@@ -27,6 +27,7 @@ class Kill:
     team: str
     gpu_seconds: float  # work lost: since its last checkpoint, or since it started
     why: str
+    blame: str | None = None  # set when a person's own action caused it, whatever nobody did
 
 
 @dataclass

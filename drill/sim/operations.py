@@ -39,6 +39,8 @@ def cordon(world: World, node: Node) -> str:
 
 
 def uncordon(world: World, node: Node) -> str:
+    if any(gpu.broken for gpu in node.gpus) or node.dead_until_swap:
+        node.put_back_broken = True
     world.set_node_state(node, NodeState.UP, "")
     return f"{node.name} is up and takes new work"
 
@@ -82,6 +84,7 @@ def _reboot_done(world: World, node: Node, marked: bool):
     node.responsive = True
     node.last_heartbeat = world.now
     node.down_causes.clear()  # a power cycle clears what a power cycle clears
+    node.put_back_broken = False
     for gpu in node.gpus:
         if gpu.broken and gpu.clears_on_reboot:
             gpu.broken = False

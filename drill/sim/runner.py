@@ -43,7 +43,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             " (device not usable); worker exited at start-up"
         )
         world.log(job, rank, text)
-        world.end_attempt(job, FAILED, text)
+        world.end_attempt(job, FAILED, text, blame=_blame(world, node))
         return
     if job.resume_from == "latest":
         resume = catalog.latest_step  # the script reads `latest` when it loads, not before
@@ -113,6 +113,12 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     world.complete(job)
 
 
+def _blame(world: World, node: str) -> str | None:
+    if world.cluster.nodes[node].put_back_broken:
+        return f"you put {node} back in service with a broken GPU"
+    return None
+
+
 def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
     rank = 0
     for node_name, gpus in job.placement:
@@ -135,7 +141,8 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     broken = _broken_rank(world, job)
     if broken is not None:
         rank, node, gpu = broken
-        world.end_attempt(job, FAILED, f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})")
+        why = f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})"
+        world.end_attempt(job, FAILED, why, blame=_blame(world, node))
         return
     yield world.env.timeout(remaining)
     if attempt.ended or attempt.preempting:

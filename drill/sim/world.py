@@ -41,6 +41,7 @@ class World:
         self.incident = incident
         self.seed = seed
         self.env = simpy.Environment()
+        self.finished = self.env.event()  # the learner's job completed: the night is over
         self.clock = NightClock(incident.night.start)
         self.cluster = Cluster(incident.cluster)
         self.training: TrainingBackend = training or CountingTraining()
@@ -69,8 +70,18 @@ class World:
         return self.env.now
 
     def run_until(self, time: float) -> None:
-        if time > self.env.now:
-            self.env.run(until=time)
+        """Run the world forward to `time`, and no further than the learner's job completing:
+        the night ends there, however the caller slices time."""
+        if time <= self.env.now or self.finished.processed:
+            return
+        stop = self.env.timeout(time - self.env.now)
+        self.env.run(until=self.env.any_of([stop, self.finished]))
+
+    def run_rest_of_night(self) -> None:
+        """After the learner's night is over, let everyone else's go on to the night's end, so
+        what happens to other teams is measured over the same hours in every run."""
+        if self.env.now < self.incident.night.length:
+            self.env.run(until=self.incident.night.length)
 
     # -- recording --------------------------------------------------------------------------
 
@@ -94,7 +105,7 @@ class World:
         if job.outages and job.outages[-1].end is None:
             job.outages[-1].end = self.env.now
 
-    def _record_kill(self, job: Job, attempt: Attempt, why: str) -> None:
+    def _record_kill(self, job: Job, attempt: Attempt, why: str, blame: str | None) -> None:
         """Someone else's work ended before it was done: what it had not saved is lost."""
         if attempt.start is None:
             return
@@ -104,7 +115,7 @@ class World:
             lost = steps * job.step_time * attempt.gpus
         else:
             lost = (attempt.carried + self.env.now - attempt.start) * attempt.gpus
-        self.ledger.kills.append(Kill(self.env.now, job.name, job.team, lost, why))
+        self.ledger.kills.append(Kill(self.env.now, job.name, job.team, lost, why, blame))
 
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
@@ -268,7 +279,14 @@ class World:
         job.placement = []
 
     def end_attempt(
-        self, job: Job, state: str, why: str, *, retry: bool = True, quiet: bool = False
+        self,
+        job: Job,
+        state: str,
+        why: str,
+        *,
+        retry: bool = True,
+        quiet: bool = False,
+        blame: str | None = None,
     ) -> None:
         """End the running attempt; failures requeue while the retry policy allows.
 
@@ -284,7 +302,7 @@ class World:
         if job.training:
             self.progress_stopped(job, why)
         if not job.yours:
-            self._record_kill(job, attempt, why)
+            self._record_kill(job, attempt, why, blame)
         checkpointing.interrupt(self, job, attempt)
         if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
             attempt.stall_wake.succeed()
@@ -349,6 +367,8 @@ class World:
             attempt.ended_as = COMPLETED
         self.free(job)
         self.set_state(job, COMPLETED, "")
+        if job.yours and not self.finished.triggered:
+            self.finished.succeed()
 
     def verify_checkpoint(self, job: Job, record) -> tuple[bool, str]:
         return self.training.verify(job.name, record.step, record.condition)
