@@ -1,13 +1,14 @@
 """The 3am Drill app: picker, briefing, plan, night, debrief.
 
 The app owns the flow between screens and routes the engine worker's messages to them. It does
-not import torch: the inprocess backend loads it in the session worker, while the learner reads
-the briefing.
+not import torch: the picker or the briefing is drawn first, then the inprocess backend loads
+torch in a worker while the learner reads. No save is written until the night starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 from textual.app import App, SystemCommand
@@ -18,9 +19,11 @@ from drill.tui.messages import (
     BaselineReady,
     EngineFailed,
     FrameReady,
+    Progress,
     Scored,
     SessionFailed,
     SessionReady,
+    WarmedUp,
 )
 from drill.tui.pacing import DEFAULT_SPEED, Pacing
 from drill.tui.palette import AppCommands
@@ -70,6 +73,8 @@ class DrillApp(App[int]):
         self.driver: NightDriver | None = None
         self.pacing = Pacing(speed=speed, hard=hard, paused=paused)
         self._quitting = False
+        # (screen, torch imported?) when the first screen was drawn, before any slow work.
+        self.first_frame: tuple[str, bool] | None = None
 
     # -- the flow ---------------------------------------------------------------------------
 
@@ -92,8 +97,20 @@ class DrillApp(App[int]):
         else:
             self.push_screen(screen)
 
+    def drawn(self, screen) -> None:
+        """A flow screen has been drawn for the first time. The slow work waits for this, so
+        the learner sees the picker or the briefing before torch loads."""
+        if self.first_frame is None:
+            self.first_frame = (type(screen).__name__, "torch" in sys.modules)
+        if (
+            type(screen).__name__ == "BriefingScreen"
+            and self.driver is not None
+            and self.driver.spec is screen.spec
+        ):
+            self.driver.warm_up()
+
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
-        """Start building a night and show its briefing."""
+        """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
         from drill.tui.screens.briefing import BriefingScreen
 
         incident = loaded.incident
@@ -107,7 +124,6 @@ class DrillApp(App[int]):
         )
         self.driver = NightDriver(self, spec)
         self.pacing = Pacing(speed=self.start_speed, hard=self.hard, paused=self.start_paused)
-        self.driver.build()
         self._show(BriefingScreen(spec, resumed=resume is not None))
 
     def after_briefing(self) -> None:
@@ -120,8 +136,10 @@ class DrillApp(App[int]):
             self.start_night([])
 
     def start_night(self, plan: list[str]) -> None:
+        """The night starts here: the session, and with it the save."""
         from drill.tui.screens.night import NightScreen
 
+        self.driver.open()
         self._show(NightScreen(self.driver, self.pacing, plan))
 
     def open_debrief(self) -> None:
@@ -149,6 +167,25 @@ class DrillApp(App[int]):
             await self._finish_driver()
             spec = driver.spec
             self.begin(spec.loaded, seed=spec.seed, backend=spec.backend)
+
+        self.run_worker(go(), exclusive=True, group="flow")
+
+    def next_incident(self) -> None:
+        """The incident after this one in the suggested order (the first again after the
+        last), on the same backend."""
+        from drill.tui.screens.picker import next_entry
+
+        async def go() -> None:
+            driver = self.driver
+            await self._finish_driver()
+            following = next_entry(driver.spec.incident.id, self.saves_dir)
+            if following is None:  # nothing else can be listed: the picker says why
+                from drill.tui.screens.picker import PickerScreen
+
+                self.driver = None
+                self._show(PickerScreen(self.saves_dir))
+                return
+            self.begin(following.loaded, backend=driver.spec.backend)
 
         self.run_worker(go(), exclusive=True, group="flow")
 
@@ -233,6 +270,20 @@ class DrillApp(App[int]):
         if self.driver is not None:
             self.driver.pump()
 
+    def on_warmed_up(self, message: WarmedUp) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        briefing = self._screen("BriefingScreen")
+        if briefing is not None:
+            briefing.refresh_status()
+
+    def on_progress(self, message: Progress) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        debrief = self._screen("DebriefScreen")
+        if debrief is not None:
+            debrief.show_progress(message)
+
     def on_session_failed(self, message: SessionFailed) -> None:
         if getattr(message, "origin", None) is not self.driver:
             return
@@ -278,6 +329,7 @@ class DrillApp(App[int]):
             return
         if self.driver is not None:
             self.driver.failed = True
+            self.driver.failure = message.text
             self.driver.done()
         for screen in self.screen_stack:
             if hasattr(screen, "engine_failed"):

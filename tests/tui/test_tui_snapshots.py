@@ -47,7 +47,7 @@ def test_pre_shift_plan(snap_compare, tmp_path):
     app = make_app("full-disk", tmp_path=tmp_path)
 
     async def to_plan(pilot):
-        await until(pilot, lambda: app.driver.ready)
+        await until(pilot, lambda: app.driver.warm)
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(app) == "PlanScreen")
 

@@ -1,5 +1,6 @@
-"""The briefing: the lesson in a few lines, then tonight's situation. The session (and torch,
-for the real replica) loads in a worker while the learner reads."""
+"""The briefing: the lesson in a few lines, then tonight's situation. Drawn first; then torch
+and the baseline (for the real replica) load in a worker while the learner reads. The session
+and its save start with the night, so leaving from here writes nothing."""
 
 from __future__ import annotations
 
@@ -73,6 +74,7 @@ class BriefingScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#start", Button).focus()
         self.refresh_status()
+        self.call_after_refresh(self.app.drawn, self)
 
     def refresh_status(self) -> None:
         driver = self.app.driver
@@ -81,7 +83,7 @@ class BriefingScreen(Screen):
             return
         if driver.error:
             status.update(Text(f"Could not start the night: {driver.error}", style="bold red"))
-        elif driver.ready:
+        elif driver.warm:
             status.update(Text("Ready. Press Enter to start your shift.", style="green"))
         else:
             status.update("Getting the cluster ready...")
