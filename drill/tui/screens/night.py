@@ -150,12 +150,13 @@ class NightScreen(Screen):
         self._last_tick = time.monotonic()
 
     def show_frame(self, frame: Frame) -> None:
+        about = self._about_yours(frame)
         self.frame = frame
         snapshot = frame.snapshot
         for event in frame.events:
             self._log_event(event)
-            if event.kind == "alert" and event.data.get("severity") == "critical":
-                self.pacing.critical_page()
+            if event.kind == "alert":
+                self.pacing.page(str(event.data.get("severity", "")), event.subject in about)
         if frame.result is not None:
             self._log_result(frame.result)
         self.query_one(ClusterMap).show(snapshot)
@@ -180,6 +181,19 @@ class NightScreen(Screen):
             self.ending = True
             self.log_line(Text("The night is over. Scoring it...", style="bold"))
             self.app.open_debrief()
+
+    def _about_yours(self, frame: Frame) -> set[str]:
+        """What a page about the learner's job names: the job, the nodes it runs on (now or
+        in the frame before), its checkpoint volume."""
+        mine = self.incident.learner_job
+        names = {mine.name}
+        if mine.checkpoint.volume:
+            names.add(mine.checkpoint.volume)
+        for snapshot in (frame.snapshot, self.frame.snapshot if self.frame else None):
+            if snapshot is None:
+                continue
+            names.update(n.name for n in snapshot.nodes if mine.name in n.jobs)
+        return names
 
     def engine_failed(self, text: str) -> None:
         self.log_line(
