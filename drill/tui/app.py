@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 
+from drill.tui.bindings import bindings
 from drill.tui.driver import NightDriver, NightSpec
 from drill.tui.messages import (
     BaselineReady,
@@ -33,15 +33,7 @@ class DrillApp(App[int]):
     CSS_PATH = Path(__file__).with_name("drill.tcss")  # absolute: subclasses may live anywhere
     TITLE = "3am Drill"
     COMMANDS = App.COMMANDS | {AppCommands}
-    BINDINGS = [
-        Binding(
-            "ctrl+q",
-            "quit",
-            "Quit",
-            priority=True,
-            tooltip="Quit; asks first. Every action is already saved.",
-        ),
-    ]
+    BINDINGS = bindings("app")
 
     def __init__(
         self,
@@ -57,8 +49,14 @@ class DrillApp(App[int]):
         speed: int = DEFAULT_SPEED,
         paused: bool = False,
         cursor_blink: bool = True,
+        config_dir: Path | None = None,
     ) -> None:
         super().__init__()
+        from drill.tui.config import config_dir as default_config_dir
+        from drill.tui.config import load_config
+
+        self.config_folder = Path(config_dir) if config_dir else default_config_dir()
+        self.config = load_config(self.config_folder)
         self.loaded = loaded
         self.seed = seed
         self.backend = backend
@@ -79,6 +77,7 @@ class DrillApp(App[int]):
     # -- the flow ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._apply_config()
         if self.resume is not None:
             self.begin(
                 self.loaded, seed=self.resume.seed, backend=self.resume.backend, resume=self.resume
@@ -89,6 +88,42 @@ class DrillApp(App[int]):
             from drill.tui.screens.picker import PickerScreen
 
             self.push_screen(PickerScreen(self.saves_dir))
+
+    def _apply_config(self) -> None:
+        """The learner's theme and keys from config.toml; what is wrong in it is a notice,
+        never a crash."""
+        from drill.tui.bindings import BY_ID
+        from drill.tui.config import unknown_ids
+
+        config = self.config
+        problems = list(config.problems)
+        if config.theme:
+            if config.theme in self.available_themes:
+                self.theme = config.theme
+            else:
+                known = ", ".join(sorted(self.available_themes))
+                problems.append(f"{config.path}: no theme {config.theme!r}; try one of: {known}")
+        unknown = unknown_ids(config.keymap, set(BY_ID))
+        for binding_id in unknown:
+            problems.append(
+                f"{config.path}: no key binding with id {binding_id!r}; F1 lists the ids"
+            )
+        self.set_keymap({k: v for k, v in config.keymap.items() if k not in unknown})
+        for problem in problems:
+            self.notify(problem, title="config.toml", severity="warning", timeout=12)
+        self._theme_loaded = True
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked from the palette is kept for next time, in config.toml."""
+        if not getattr(self, "_theme_loaded", False) or theme == self.config.theme:
+            return
+        from drill.tui.config import save_theme
+
+        self.config.theme = theme
+        try:
+            save_theme(theme, self.config_folder)
+        except OSError as exc:
+            self.notify(f"Could not keep the theme in config.toml: {exc}", severity="warning")
 
     def _show(self, screen) -> None:
         """Replace the current step of the flow (modal screens stay out of it)."""

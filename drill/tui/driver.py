@@ -26,15 +26,15 @@ from textual.worker import get_current_worker
 
 from drill.tui.messages import (
     BaselineReady,
-    Progress,
-    WarmedUp,
     Debrief,
     EngineFailed,
     Frame,
     FrameReady,
+    Progress,
     Scored,
     SessionFailed,
     SessionReady,
+    WarmedUp,
 )
 
 if TYPE_CHECKING:

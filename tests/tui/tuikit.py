@@ -30,6 +30,7 @@ def make_app(incident: str | None = None, *, tmp_path: Path | None = None, **kwa
     kwargs.setdefault("cursor_blink", False)
     if tmp_path is not None:
         kwargs.setdefault("saves_dir", tmp_path)
+        kwargs.setdefault("config_dir", tmp_path / "config")
         if incident:
             kwargs.setdefault("save_path", tmp_path / f"{incident}.jsonl")
     return DrillApp(loaded=loaded, **kwargs)

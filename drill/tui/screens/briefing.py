@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from drill.course import COURSE, KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
+from drill.tui.bindings import bindings
 
 
 def lesson_text() -> Text:
@@ -38,10 +38,7 @@ def reflow(text: str) -> str:
 
 
 class BriefingScreen(Screen):
-    BINDINGS = [
-        Binding("enter", "start", "Start the shift"),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("briefing")
 
     def __init__(self, spec, *, resumed: bool = False) -> None:
         super().__init__()

@@ -11,13 +11,13 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, Static, TextArea
 
 from drill.course import RUNBOOK_SECTIONS
 from drill.incident.units import format_duration
+from drill.tui.bindings import bindings
 from drill.tui.messages import Debrief
 from drill.tui.widgets.loss_chart import LossChart
 
@@ -107,10 +107,7 @@ def timeline_table(mine: list[dict], reference: list[dict]) -> Table:
 
 
 class DebriefScreen(Screen):
-    BINDINGS = [
-        Binding("ctrl+s", "save_texts", "Save answers"),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("debrief")
 
     def __init__(self, driver) -> None:
         super().__init__()

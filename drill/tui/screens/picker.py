@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
 from drill.course import PHASE, SHORT
+from drill.tui.bindings import bindings
 
 
 @dataclass(frozen=True)
@@ -53,10 +53,7 @@ def next_entry(incident_id: str, saves_dir: Path | None) -> Entry | None:
 
 
 class PickerScreen(Screen):
-    BINDINGS = [
-        Binding("enter", "play", "Play", show=True),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("picker")
 
     def __init__(self, saves_dir: Path | None = None) -> None:
         super().__init__()
