@@ -13,6 +13,7 @@ import time
 from itertools import zip_longest
 from pathlib import Path
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import work
@@ -23,7 +24,7 @@ from textual.widgets import Button, Footer, Label, ProgressBar, Static, TextArea
 from textual.worker import get_current_worker
 
 from drill.course import RUNBOOK_SECTIONS
-from drill.figures import FLOOR_NAME, rows
+from drill.figures import FLOOR_NAME, points, rows
 from drill.tui.bindings import bindings
 from drill.tui.messages import Debrief, Progress
 from drill.tui.widgets.loss_chart import LossChart
@@ -34,7 +35,7 @@ BUTTONS = (
     ("export-report", "Export report", "default"),
     ("replay", "Replay this night", "default"),
     ("next", "Next incident", "default"),
-    ("picker", "Incidents", "default"),
+    ("incidents", "Incidents", "default"),
     ("quit", "Quit", "default"),
 )
 
@@ -47,13 +48,17 @@ def score_line(score) -> str:
     return f"Score {score.total}/100, grade {score.grade}"
 
 
-def components_text(score) -> Text:
-    """Every component the Score has, whatever they are: points, the three figures, why."""
-    text = Text()
+def components_text(score) -> Group:
+    """Every component the Score has, whatever they are: a table of points and the three
+    figures, then why, one line each."""
     parts = rows(score)
-    width = max([len(r.title) for r in parts] + [12]) + 2
+    table = Table(expand=True, box=None, pad_edge=False, header_style="bold", padding=(0, 1))
+    table.add_column("Component", no_wrap=True, style="bold")
+    table.add_column("Points", no_wrap=True, justify="right")
+    table.add_column("Yours", ratio=1, overflow="fold")
+    table.add_column("Reference", ratio=1, overflow="fold")
+    table.add_column(FLOOR_NAME.capitalize(), ratio=1, overflow="fold")
     for row in parts:
-        text.append(f"{row.title:<{width}}", style="bold")
         style = (
             "bold green"
             if row.points >= row.weight
@@ -61,15 +66,17 @@ def components_text(score) -> Text:
             if row.points
             else "bold red"
         )
-        text.append(f"{row.points:>5.1f} of {row.weight:<3.0f}", style=style)
-        text.append(f"  yours: {row.mine}  |  reference: {row.par}  |  {FLOOR_NAME}: {row.floor}\n")
-        text.append(f"  {row.why}\n", style="grey70")
-    text.append(
+        table.add_row(row.title, Text(points(row), style=style), row.mine, row.par, row.floor)
+    why = Text()
+    for row in parts:
+        why.append(f"{row.title}: ", style="bold")
+        why.append(f"{row.why}\n", style="grey70")
+    why.append(
         "The reference is what the incident's reference solution got on this same night and seed;"
         f" {FLOOR_NAME} is what the night did with nobody acting. Points scale between them.",
         style="grey50",
     )
-    return text
+    return Group(table, Text(""), why)
 
 
 def _cell(entry: dict | None) -> Text:
@@ -93,6 +100,7 @@ def timeline_table(mine: list[dict], reference: list[dict] | None) -> Table:
         if not mine and not reference:
             table.add_row(Text("no actions", style="grey62"), Text("no actions", style="grey62"))
     else:
+        table.show_header = False  # the section's heading says whose night it is
         for entry in mine:
             table.add_row(_cell(entry))
         if not mine:
@@ -194,7 +202,7 @@ class DebriefScreen(Screen):
     def _lay_out_buttons(self, width: int) -> None:
         """One row when they fit; else rows of equal length, so none sits alone below."""
         grid = self.query_one("#debrief-buttons", Grid)
-        widths = [len(label) + 4 for _, label, _ in BUTTONS]
+        widths = [len(label) + 2 for _, label, _ in BUTTONS]
         room = max(20, width - 8)
         count = len(BUTTONS)
         if sum(widths) + count <= room:
@@ -311,7 +319,7 @@ class DebriefScreen(Screen):
             self.app.replay()
         elif button == "next":
             self.app.next_incident()
-        elif button == "picker":
+        elif button == "incidents":
             self.app.action_picker()
         elif button == "quit":
             self.app.action_quit()
