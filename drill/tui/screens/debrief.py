@@ -30,13 +30,13 @@ from drill.tui.messages import Debrief, Progress
 from drill.tui.widgets.loss_chart import LossChart
 
 BUTTONS = (
-    ("save", "Save answers", "primary"),
-    ("export-runbook", "Export runbook", "default"),
-    ("export-report", "Export report", "default"),
-    ("replay", "Replay this night", "default"),
-    ("next", "Next incident", "default"),
-    ("incidents", "Incidents", "default"),
-    ("quit", "Quit", "default"),
+    ("save", "Save answers", "Write your answers into the save (ctrl+s)"),
+    ("export-runbook", "Export runbook", "Your runbook as Markdown, beside the save"),
+    ("export-report", "Export report", "The night as one HTML page, beside the save"),
+    ("replay", "Replay", "The same incident and seed again, in a new save"),
+    ("next", "Next incident", "The next incident in the suggested order"),
+    ("incidents", "Incidents", "Back to the list of incidents"),
+    ("quit", "Quit", "Leave; the night is saved"),
 )
 
 
@@ -168,8 +168,9 @@ class DebriefScreen(Screen):
                     saved.get(key, ""), id=key.replace(".", "-"), classes="answer", soft_wrap=True
                 )
             with Grid(id="debrief-buttons"):
-                for button_id, label, variant in BUTTONS:
-                    yield Button(label, id=button_id, variant=variant, compact=True)
+                for button_id, label, tooltip in BUTTONS:
+                    variant = "primary" if button_id == "save" else "default"
+                    yield Button(label, variant, id=button_id, compact=True, tooltip=tooltip)
             yield Static("", id="debrief-status", markup=False)
             yield ProgressBar(total=100, show_eta=False, id="export-progress")
         yield Footer()
@@ -200,7 +201,8 @@ class DebriefScreen(Screen):
         self._lay_out_buttons(event.size.width)
 
     def _lay_out_buttons(self, width: int) -> None:
-        """One row when they fit; else rows of equal length, so none sits alone below."""
+        """One row when they fit; else rows that differ by one button at most, so none sits
+        alone below the others."""
         grid = self.query_one("#debrief-buttons", Grid)
         widths = [len(label) + 2 for _, label, _ in BUTTONS]
         room = max(20, width - 8)
@@ -208,11 +210,17 @@ class DebriefScreen(Screen):
         if sum(widths) + count <= room:
             grid.styles.grid_size_columns = count
             grid.styles.grid_columns = " ".join(str(w) for w in widths)
-        else:
-            per_row = max(1, room // (max(widths) + 1))
-            rows_needed = -(-count // per_row)
-            grid.styles.grid_size_columns = -(-count // rows_needed)
-            grid.styles.grid_columns = "1fr"
+            return
+        fit = max(1, room // (max(widths) + 1))
+        rows = -(-count // fit)
+        while True:
+            columns = -(-count // rows)
+            last = count - (rows - 1) * columns
+            if columns <= fit and last >= columns - 1:
+                break
+            rows += 1
+        grid.styles.grid_size_columns = columns
+        grid.styles.grid_columns = "1fr"
 
     # -- scoring ----------------------------------------------------------------------------
 

@@ -30,10 +30,13 @@ class LogPanel(RichLog):
             self._width = width
 
     def add(self, text: Text) -> None:
-        self.entries.append(text)
+        # One entry per line of output, so a search shows the lines that match, not every
+        # line of an output that matches somewhere.
+        for line in text.split("\n", allow_blank=True) if "\n" in text.plain else [text]:
+            self.entries.append(line)
+            if self._matches(line):
+                self._write(self._marked(line))
         del self.entries[:-MAX_LINES]
-        if self._matches(text):
-            self._write(self._marked(text))
 
     def search(self, query: str) -> int:
         """Show only the lines holding `query` (any case), marked; an empty query shows all.
