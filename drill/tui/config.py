@@ -31,7 +31,7 @@ from drill.atomic_file import write_text_atomic
 CONFIG_NAME = "config.toml"
 HISTORY_NAME = "history"
 HISTORY_MAX = 500
-KEY = re.compile(r"^[a-z0-9_+\-]+(,[a-z0-9_+\-]+)*$")
+KEY = re.compile(r"[a-z0-9_+\-]+")  # one key as Textual names it: f9, ctrl+f, shift+tab
 
 
 def config_dir() -> Path:
@@ -78,12 +78,13 @@ def load_config(folder: Path | None = None) -> Config:
         config.problems.append(f'{path}: [keymap] must be a table of "binding-id" = "keys"')
         keymap = {}
     for binding_id, keys in keymap.items():
-        if not isinstance(keys, str) or not KEY.match(keys.replace(" ", "")):
+        parts = [part.strip() for part in keys.split(",")] if isinstance(keys, str) else []
+        if not parts or not all(KEY.fullmatch(part) for part in parts):
             config.problems.append(
                 f'{path}: keymap "{binding_id}" needs keys like "f9" or "ctrl+f,f7"'
             )
             continue
-        config.keymap[binding_id] = keys.replace(" ", "")
+        config.keymap[str(binding_id)] = ",".join(parts)
     return config
 
 
