@@ -13,28 +13,37 @@ from drill.engine.actions.catalog import VERBS, help_text
 from drill.tui.bindings import KEYS, bindings, keys_for
 from drill.tui.config import CONFIG_NAME
 
-PROMPT_KEYS = """Line editing on the prompt: ctrl+a / ctrl+e start and end of line, ctrl+u / ctrl+k
-delete to the start / to the end, ctrl+w a word. ctrl+p opens the command palette (every action,
-every screen, Textual's themes). A click on a node on the map or a job in the queue puts it on
-the prompt.
-
-Typed here, not actions, not saved:
-  pause, resume      hold or release the clock
-  speed N            1 to 600 seconds of night per second
-  debrief            end the night and see the score
-  quit               leave (every action is already in the save)
-
-Pacing: the clock holds while the command line has text, and a new page that matters holds it
-until you act: every critical page, and a warning about your own job (its nodes, its
-checkpoint volume). With --hard it never holds. Every action takes some of the night, as it
-would for a person: `wait 10m` lets the night run."""
+PROMPT_KEYS = "\n".join(
+    (
+        "Line editing on the prompt: ctrl+a / ctrl+e start and end of line, ctrl+u / ctrl+k delete"
+        " to the start / to the end, ctrl+w a word. ctrl+p opens the command palette (every action,"
+        " every screen, Textual's themes). A click on a node on the map or a job in the queue puts"
+        " it on the prompt.",
+        "",
+        "Typed here, not actions, not saved:",
+        "  pause, resume      hold or release the clock",
+        "  speed N            1 to 600 seconds of night per second",
+        "  debrief            end the night and see the score",
+        "  quit               leave (every action is already in the save)",
+        "",
+        "Pacing: the clock holds while the command line has text, and a new page that matters holds"
+        " it until you act: every critical page, and a warning about your own job (its nodes, its"
+        " checkpoint volume). With --hard it never holds. Every action takes some of the night, as"
+        " it would for a person: `wait 10m` lets the night run.",
+    )
+)
 
 SCOPES = (
     ("night", "The night"),
     ("prompt", "The prompt"),
     ("search", "The log search"),
     ("app", "Everywhere"),
+    ("picker", "The list of incidents"),
+    ("briefing", "The briefing"),
+    ("plan", "The pre-shift plan"),
     ("debrief", "The debrief"),
+    ("help", "This help"),
+    ("confirm", "Yes-or-no questions"),
 )
 
 

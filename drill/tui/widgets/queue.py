@@ -68,9 +68,11 @@ class QueueView:
         for job in self.jobs:
             name = (job.name + (" (yours)" if job.yours else ""))[:name_w]
             row = Text()
-            row.append(
-                f"{name:<{name_w}}", style=pick_style("job", job.name, Style(bold=job.yours))
-            )
+            # Only the job's name is clickable; the rest of the column is padding.
+            clickable = job.name[:name_w]
+            bold = Style(bold=job.yours)
+            row.append(clickable, style=pick_style("job", job.name, bold))
+            row.append(f"{name[len(clickable) :]:<{name_w - len(clickable)}}", style=bold)
             row.append(f" {job.state[:9]:<9}", style=STATE_STYLES.get(job.state, ""))
             step = f"{job.step}/{job.steps}" if job.steps else "-"
             ckpt = "-" if job.last_checkpoint is None else str(job.last_checkpoint)
