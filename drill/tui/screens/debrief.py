@@ -19,6 +19,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static, TextArea
 from textual.worker import get_current_worker
@@ -29,6 +30,15 @@ from drill.tui.bindings import bindings
 from drill.tui.messages import Debrief, Progress
 from drill.tui.widgets.loss_chart import LossChart
 
+# What each export says as it goes (the report's come from drill.report.write_report).
+EXPORT_STEPS = {
+    "runbook": ("replaying the night from the save", "written"),
+    "report": (
+        "replaying the night from the save",
+        "reading the reference solution's night",
+        "writing the page",
+    ),
+}
 BUTTONS = (
     ("save", "Save answers", "Write your answers into the save (ctrl+s)"),
     ("export-runbook", "Export runbook", "Your runbook as Markdown, beside the save"),
@@ -42,6 +52,12 @@ BUTTONS = (
 
 class Cancelled(Exception):
     """The learner left while an export was running."""
+
+
+class ExportDone(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 def score_line(score) -> str:
@@ -119,6 +135,7 @@ class DebriefScreen(Screen):
         self.reference_shown = False
         self.progress: Progress | None = None
         self._started = time.monotonic()
+        self._export_started = self._started
 
     def compose(self) -> ComposeResult:
         incident = self.incident
@@ -345,6 +362,7 @@ class DebriefScreen(Screen):
         bar = self.query_one("#export-progress", ProgressBar)
         bar.display = True
         bar.update(total=None, progress=0)
+        self._export_started = time.monotonic()
         self.status(f"Exporting the {what}: saving your answers first...")
         self._export(what, Path(path), self.texts())
 
@@ -353,12 +371,13 @@ class DebriefScreen(Screen):
         """Off the event loop: both writers replay the save through the engine. Reports each
         step; stops between steps when the screen goes away."""
         worker = get_current_worker()
-        started = time.monotonic()
+        steps = EXPORT_STEPS[what]
 
-        def step(text: str, fraction: float | None = None) -> None:
+        def step(text: str) -> None:
             if worker.is_cancelled:
                 raise Cancelled()
-            self.app.call_from_thread(self._export_step, what, text, fraction, started)
+            index = steps.index(text) if text in steps else len(steps) - 1
+            self.post_message(Progress(f"export-{what}", index, len(steps), text))
 
         try:
             if not self.driver.closed:
@@ -369,6 +388,7 @@ class DebriefScreen(Screen):
                 out = path.with_name(path.stem + "-runbook.md")
                 step("replaying the night from the save")
                 write_runbook([str(path)], str(out))
+                step("written")
             else:
                 from drill.report import write_report
 
@@ -377,15 +397,22 @@ class DebriefScreen(Screen):
         except Cancelled:
             return
         except Exception as exc:  # shown on screen: the learner can still save and quit
-            self.app.call_from_thread(self._export_done, f"Could not export the {what}: {exc}")
+            self.post_message(ExportDone(f"Could not export the {what}: {exc}"))
             return
-        self.app.call_from_thread(self._export_done, f"{what.capitalize()} written to {out}.")
+        self.post_message(ExportDone(f"{what.capitalize()} written to {out}."))
 
-    def _export_step(self, what: str, text: str, fraction: float | None, started: float) -> None:
+    def on_progress(self, progress: Progress) -> None:
+        if not progress.task.startswith("export-"):
+            return
+        what = progress.task.removeprefix("export-")
         bar = self.query_one("#export-progress", ProgressBar)
-        bar.update(total=None if fraction is None else 100, progress=100 * (fraction or 0.0))
-        self.status(f"Exporting the {what}: {text}... ({time.monotonic() - started:.0f}s)")
+        bar.update(total=progress.stages, progress=progress.stage)
+        elapsed = time.monotonic() - self._export_started
+        self.status(
+            f"Exporting the {what}: {progress.text} (step {progress.stage + 1} of"
+            f" {progress.stages}, {elapsed:.0f}s)..."
+        )
 
-    def _export_done(self, message: str) -> None:
+    def on_export_done(self, message: ExportDone) -> None:
         self.query_one("#export-progress", ProgressBar).display = False
-        self.status(message)
+        self.status(message.text)
