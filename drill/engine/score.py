@@ -149,6 +149,12 @@ def integrity_value(o: Outcome) -> float:
     return max(0.0, base - CORRUPT_LOAD_COST * o.corrupt_loaded)
 
 
+def _weights(o: Outcome) -> str:
+    if not o.alive:
+        return "dead job"
+    return o.match or "not compared"
+
+
 def recovered_value(o: Outcome) -> float:
     return o.progress_share if o.recovered else 0.0
 
@@ -156,11 +162,7 @@ def recovered_value(o: Outcome) -> float:
 def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
     return {
         "progress": Axis(
-            figure=lambda n: {
-                "steps_behind": n.outcome.steps_behind,
-                "effective_step": n.outcome.effective_step,
-                "undisturbed_step": n.outcome.baseline_step,
-            },
+            figure=lambda n: {"steps_behind": n.outcome.steps_behind},
             goodness=lambda n: -float(n.outcome.steps_behind),
             scale=max(10.0, steps * 0.1),
             explain=_why_progress,
@@ -179,8 +181,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
         ),
         "integrity": Axis(
             figure=lambda n: {
-                "alive": n.outcome.alive,
-                "match": n.outcome.match,
+                "weights": _weights(n.outcome),
                 "corrupt_loaded": n.outcome.corrupt_loaded,
                 "corrupt_caught": n.outcome.corrupt_caught,
             },
@@ -294,7 +295,7 @@ def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     against = f" The reference caused {ref:.1f}."
     if not harm.lines:
         return (
-            "Nobody else lost more than on the night with nobody acting, and no healthy node or"
+            "No other team lost more than on the night with nobody acting, and no healthy node or"
             " needed checkpoint was taken." + against
         )
     shown = "; ".join(harm.lines[:4]) + (
