@@ -94,9 +94,9 @@ def open_resume(
         ("--ranks", ranks, save.ranks),
     ):
         if given is not None and given != saved:
-            raise OptionError(
-                f"{path}: this save is {option} {saved}; drop {option} or use {saved}"
-            )
+            if saved is None:
+                raise OptionError(f"{path}: this save uses the default {option}; drop {option}")
+            raise OptionError(f"{path}: this save is {option} {saved}; drop {option} or use {saved}")
     loaded = incident if incident is not None else resolve_saved_incident(save)
     check_incident(save, loaded)
     return save, loaded
