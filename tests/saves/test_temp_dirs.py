@@ -22,6 +22,7 @@ MAKE = (
     "from drill.engine.temp_dirs import make_temp_dir\n"
     "print(make_temp_dir('drill-test-'), flush=True)\n"
     "sys.stdin.readline()\n"  # the test looks at the folder, then lets go
+    "print('going', flush=True)\n"
     "if sys.argv[1] == 'sigint': time.sleep(60)\n"
     "if sys.argv[1] == 'fail': raise RuntimeError('an uncaught error')\n"
 )
@@ -50,6 +51,7 @@ def test_every_exit_python_sees_removes_the_folder(tmp_path, how):
     assert made.is_dir() and (made / OWNER_FILE).is_file()
     proc.stdin.write("go\n")
     proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "going"
     if how == "sigint":
         proc.send_signal(signal.SIGINT)
     proc.wait(timeout=30)
