@@ -96,7 +96,9 @@ def open_resume(
         if given is not None and given != saved:
             if saved is None:
                 raise OptionError(f"{path}: this save uses the default {option}; drop {option}")
-            raise OptionError(f"{path}: this save is {option} {saved}; drop {option} or use {saved}")
+            raise OptionError(
+                f"{path}: this save is {option} {saved}; drop {option} or use {saved}"
+            )
     loaded = incident if incident is not None else resolve_saved_incident(save)
     check_incident(save, loaded)
     return save, loaded
@@ -108,7 +110,9 @@ def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) ->
         return Drill.create(loaded.incident, save.seed, backend or save.backend, save.ranks)
     except ValueError as exc:
         # The replica refuses a header's ranks its config cannot split the batch into.
-        raise SaveError(save.path, 1, f"the header's settings do not fit this incident: {exc}") from None
+        raise SaveError(
+            save.path, 1, f"the header's settings do not fit this incident: {exc}"
+        ) from None
 
 
 @dataclass
@@ -245,7 +249,9 @@ def provenance(save: Save) -> str:
     notes = []
     engine = save.header.get("engine_version")
     if engine is not None and engine != ENGINE_VERSION:
-        notes.append(f"the save was made by engine version {engine}, this drill runs {ENGINE_VERSION}")
+        notes.append(
+            f"the save was made by engine version {engine}, this drill runs {ENGINE_VERSION}"
+        )
     if replica_figures_differ(save):
         notes.append(
             f"the save was made on {describe(save.header.get('origin'))}, so replica losses and"

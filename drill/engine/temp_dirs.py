@@ -62,7 +62,10 @@ def sweep(folder: Path | None = None) -> list[Path]:
         if not entry.name.startswith(PREFIX):
             continue
         try:
-            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+            if (
+                not entry.is_dir(follow_symlinks=False)
+                or entry.stat(follow_symlinks=False).st_uid != os.getuid()
+            ):
                 continue
         except OSError:
             continue

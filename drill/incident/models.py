@@ -191,8 +191,8 @@ class Cluster(Strict):
         Duration,
         seconds(5, HOUR, "the scheduler runs this often; at 0 the clock could never move"),
     ] = Field(30.0, description="how often the scheduler runs, 5s to 1h")
-    startup: Annotated[Duration, seconds(0, HOUR, "a start-up longer than 1h is a hang")] = (
-        Field(60.0, description="container and process start per attempt, 0s to 1h")
+    startup: Annotated[Duration, seconds(0, HOUR, "a start-up longer than 1h is a hang")] = Field(
+        60.0, description="container and process start per attempt, 0s to 1h"
     )
     rendezvous: Annotated[Duration, seconds(0, HOUR, "a rendezvous longer than 1h is a hang")] = (
         Field(30.0, description="ranks finding each other per attempt, 0s to 1h")
@@ -200,8 +200,8 @@ class Cluster(Strict):
     reboot_time: Annotated[Duration, seconds(1, 12 * HOUR, "longer than the longest night")] = (
         Field(360.0, description="how long a node reboot takes, 1s to 12h")
     )
-    swap_time: Annotated[Duration, seconds(1, 12 * HOUR, "longer than the longest night")] = (
-        Field(600.0, description="how long bringing in a spare takes, 1s to 12h")
+    swap_time: Annotated[Duration, seconds(1, 12 * HOUR, "longer than the longest night")] = Field(
+        600.0, description="how long bringing in a spare takes, 1s to 12h"
     )
     preempt_grace: Annotated[
         Duration, seconds(0, HOUR, "a grace period past 1h is no preemption")
@@ -248,11 +248,9 @@ class CheckpointSettings(Strict):
     on_sigterm: bool = Field(False, description="write a checkpoint in the preemption grace window")
     verify_on_resume: bool = Field(False, description="check the sha256 before loading on resume")
     volume: Name | None = Field(None, description="storage volume the checkpoints go to")
-    write_time: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = (
-        Field(
-            60.0,
-            description="sim time to write one checkpoint when no volume is modelled, 0s to 12h",
-        )
+    write_time: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
+        60.0,
+        description="sim time to write one checkpoint when no volume is modelled, 0s to 12h",
     )
 
 
@@ -308,9 +306,9 @@ class Volume(Strict):
     quotas: dict[Name, Annotated[Size, sizes(0, 1e18, "no volume is larger than an exabyte")]] = (
         Field(default_factory=dict, max_length=100, description="per-team quota")
     )
-    read_bandwidth: Annotated[
-        Rate, rates(1e6, 1e14, "at 0 a checkpoint read would never end")
-    ] = Field(description="shared by everyone reading, like 10GB/s (1MB/s to 100TB/s)")
+    read_bandwidth: Annotated[Rate, rates(1e6, 1e14, "at 0 a checkpoint read would never end")] = (
+        Field(description="shared by everyone reading, like 10GB/s (1MB/s to 100TB/s)")
+    )
     write_bandwidth: Annotated[
         Rate, rates(1e6, 1e14, "at 0 a checkpoint write would never end")
     ] = Field(description="shared by everyone writing, like 5GB/s (1MB/s to 100TB/s)")
@@ -325,9 +323,9 @@ class Volume(Strict):
     quota_requests: Literal["grant", "refuse"] = Field(
         "grant", description="how the storage team answers `quota`"
     )
-    quota_response: Annotated[
-        Duration, seconds(0, 12 * HOUR, "longer than the longest night")
-    ] = Field(900.0, description="how long the storage team takes to answer, 0s to 12h")
+    quota_response: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = (
+        Field(900.0, description="how long the storage team takes to answer, 0s to 12h")
+    )
     quota_max_increase: Annotated[
         Size | None, sizes(0, 1e18, "no volume is larger than an exabyte")
     ] = Field(None, description="the most one request is granted")
@@ -401,8 +399,8 @@ class JobSpec(Strict):
     exclude: list[Name] = Field(
         default_factory=list, max_length=4096, description="nodes this job must avoid"
     )
-    time_limit: Annotated[Duration, seconds(MINUTE, 30 * DAY, "from a minute to a month")] = (
-        Field(6 * 3600.0, description="wall time limit, used by backfill, 1m to 30d")
+    time_limit: Annotated[Duration, seconds(MINUTE, 30 * DAY, "from a minute to a month")] = Field(
+        6 * 3600.0, description="wall time limit, used by backfill, 1m to 30d"
     )
     collective_timeout: Annotated[
         Duration, seconds(10, 12 * HOUR, "below 10s a healthy collective would time out")
@@ -425,9 +423,7 @@ class JobSpec(Strict):
     )
     model_params: Annotated[
         ParamCount, counts(1e6, 1e14, "from a small model (1M) to 100T parameters")
-    ] = Field(
-        7e9, description="parameters of the model this job stands for; sizes its checkpoints"
-    )
+    ] = Field(7e9, description="parameters of the model this job stands for; sizes its checkpoints")
     bytes_per_param: float = Field(
         14.0, gt=0, le=64, description="checkpoint bytes per parameter (bf16 weights + fp32 Adam)"
     )

@@ -188,7 +188,9 @@ def _not_regular(mode: int) -> str:
 
 def _too_big(shown: str) -> SaveError:
     return SaveError(
-        shown, 1, f"the save is over {MAX_SAVE_BYTES // 1_000_000} MB; that is not a save this game wrote"
+        shown,
+        1,
+        f"the save is over {MAX_SAVE_BYTES // 1_000_000} MB; that is not a save this game wrote",
     )
 
 

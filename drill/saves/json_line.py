@@ -49,7 +49,9 @@ def parse_record(path: str, number: int, blob: bytes) -> dict[str, Any]:
     try:
         text = blob.decode("utf-8")
     except UnicodeDecodeError:
-        raise SaveError(path, number, "this line is not UTF-8 text; the save is damaged here") from None
+        raise SaveError(
+            path, number, "this line is not UTF-8 text; the save is damaged here"
+        ) from None
     if nesting_depth(blob) > MAX_DEPTH:
         raise SaveError(
             path,
@@ -77,7 +79,7 @@ def parse_record(path: str, number: int, blob: bytes) -> dict[str, Any]:
         # Python refuses integers of thousands of digits; no save holds one.
         raise SaveError(path, number, "this line holds a number too long to be real") from None
     if not isinstance(record, dict):
-        raise SaveError(path, number, "each line must be a JSON object, like {\"type\": ...}")
+        raise SaveError(path, number, 'each line must be a JSON object, like {"type": ...}')
     return record
 
 

@@ -146,7 +146,9 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             f"the header's incident id {_shown(incident_id)} is not an incident id"
             " (lower case letters, digits and -)",
         )
-    if not (isinstance(record["incident_sha256"], str) and SHA256.fullmatch(record["incident_sha256"])):
+    if not (
+        isinstance(record["incident_sha256"], str) and SHA256.fullmatch(record["incident_sha256"])
+    ):
         raise SaveError(path, 1, "the header's `incident_sha256` must be 64 hex digits")
     seed = record["seed"]
     if not _is_int(seed) or not -(2**63) <= seed < 2**63:
@@ -199,7 +201,9 @@ def _action(path: str, number: int, record: dict[str, Any], save: Save) -> Saved
         raise SaveError(path, number, "an action's `text` must be a string of 1 to 4000 characters")
     if not isinstance(record["accepted"], bool):
         raise SaveError(
-            path, number, f"an action's `accepted` must be true or false, not {_shown(record['accepted'])}"
+            path,
+            number,
+            f"an action's `accepted` must be true or false, not {_shown(record['accepted'])}",
         )
     if not isinstance(record["result"], str):
         raise SaveError(path, number, "an action's `result` must be a string")
@@ -239,9 +243,7 @@ def _time(path: str, number: int, record: dict[str, Any], key: str) -> float:
     return float(value)
 
 
-def _fields(
-    path: str, number: int, record: dict[str, Any], allowed, required, what: str
-) -> None:
+def _fields(path: str, number: int, record: dict[str, Any], allowed, required, what: str) -> None:
     missing = [key for key in required if key not in record]
     if missing:
         raise SaveError(

@@ -54,9 +54,9 @@ class Difference:
 
 def compare_action(saved, result, *, tolerant: bool) -> Difference | None:
     """The first field of a saved action that the replay does not reproduce."""
-    fresh = {
-        "time": round(result.time, 3),
-        "end": round(result.end, 3),
+    fresh = {  # times as floats: the save's 0 and 0.0 are the same moment
+        "time": float(round(result.time, 3)),
+        "end": float(round(result.end, 3)),
         "text": result.text,
         "accepted": result.accepted,
         "result": result.output,
@@ -84,7 +84,9 @@ def compare_score(
     fresh = json.loads(json.dumps(score))
     found = first_difference(fresh, save.score, "score", tolerant=tolerant)
     if found is None:
-        found = first_difference(round(end_time, 3), save.end_time, "end_time", tolerant=tolerant)
+        found = first_difference(
+            float(round(end_time, 3)), save.end_time, "end_time", tolerant=tolerant
+        )
     if found is None:
         return None
     where, replayed, stored = found
@@ -97,7 +99,10 @@ def first_difference(fresh: Any, saved: Any, where: str, *, tolerant: bool):
     if isinstance(fresh, dict) and isinstance(saved, dict):
         for key in sorted(set(fresh) | set(saved)):
             found = first_difference(
-                fresh.get(key, _MISSING), saved.get(key, _MISSING), f"{where}.{key}", tolerant=tolerant
+                fresh.get(key, _MISSING),
+                saved.get(key, _MISSING),
+                f"{where}.{key}",
+                tolerant=tolerant,
             )
             if found is not None:
                 return found
@@ -171,7 +176,11 @@ def show_pair(fresh: Any, saved: Any) -> tuple[str, str]:
         a, b = _window(fresh, start), _window(saved, start)
         if start:
             a, b = f"...{a}", f"...{b}"
-        note = f" (they first differ at character {at + 1})" if len(fresh) > 60 or len(saved) > 60 else ""
+        note = (
+            f" (they first differ at character {at + 1})"
+            if len(fresh) > 60 or len(saved) > 60
+            else ""
+        )
         return a, b + note
     a, b = _render(fresh), _render(saved)
     if a == b:  # cannot happen for JSON values that differ; kept so no message ever lies

@@ -50,8 +50,14 @@ def extreme_incident(draw) -> dict:
     interval = draw(edge(5, HOUR))
     data["cluster"] = {
         "gpus_per_node": gpus_per_node,
-        "islands": [{"name": "a", "leaves": leaves, "nodes_per_leaf": per_leaf,
-                     "spares": draw(edge(0, 16, integer=True))}],
+        "islands": [
+            {
+                "name": "a",
+                "leaves": leaves,
+                "nodes_per_leaf": per_leaf,
+                "spares": draw(edge(0, 16, integer=True)),
+            }
+        ],
         "mtbf": draw(st.none() | edge(HOUR, 100_000 * HOUR)),
         "heartbeat_timeout": draw(edge(10, HOUR)),
         "scheduling_interval": interval,
@@ -66,14 +72,19 @@ def extreme_incident(draw) -> dict:
     step_time = draw(edge(1, HOUR))
     job.update(
         gpus=gpus_per_node,
-        steps=draw(st.integers(1, max(1, min(100_000, int(MAX_REPLICA_STEPS * step_time / length) or 1)))),
+        steps=draw(
+            st.integers(1, max(1, min(100_000, int(MAX_REPLICA_STEPS * step_time / length) or 1)))
+        ),
         step_time=step_time,
         time_limit=draw(edge(60, 30 * 24 * HOUR)),
         collective_timeout=draw(edge(10, 12 * HOUR)),
         process_group_timeout=draw(edge(1, 1800)),
         model_params=f"{draw(edge(1, 1e8)):.6f}M",
         bytes_per_param=draw(st.sampled_from([1e-6, 1.0, 64.0])),
-        retry={"max_restarts": draw(edge(0, 100, integer=True)), "backoff": draw(edge(0, 12 * HOUR))},
+        retry={
+            "max_restarts": draw(edge(0, 100, integer=True)),
+            "backoff": draw(edge(0, 12 * HOUR)),
+        },
         checkpoint={
             "every": draw(edge(1, 100_000, integer=True)),
             "keep": draw(edge(1, 100, integer=True)),
@@ -84,36 +95,42 @@ def extreme_incident(draw) -> dict:
     )
     if draw(st.booleans()):
         capacity = draw(edge(1e9, 1e18))
-        data["storage"] = [{
-            "name": "scratch",
-            "capacity": size_text(capacity),
-            "used": size_text(draw(st.floats(0, 1)) * capacity),
-            "read_bandwidth": f"{int(draw(edge(1, 1e8)))}MB/s",
-            "write_bandwidth": f"{int(draw(edge(1, 1e8)))}MB/s",
-            "df_lag": draw(edge(0, HOUR)),
-            "quotas": {"ml": size_text(draw(edge(0, 1e18)))},
-            "tenants": [{"team": "vision", "rate": f"{int(draw(edge(0, 1e8)))}MB/s"}],
-            "quota_response": draw(edge(0, 12 * HOUR)),
-        }]
+        data["storage"] = [
+            {
+                "name": "scratch",
+                "capacity": size_text(capacity),
+                "used": size_text(draw(st.floats(0, 1)) * capacity),
+                "read_bandwidth": f"{int(draw(edge(1, 1e8)))}MB/s",
+                "write_bandwidth": f"{int(draw(edge(1, 1e8)))}MB/s",
+                "df_lag": draw(edge(0, HOUR)),
+                "quotas": {"ml": size_text(draw(edge(0, 1e18)))},
+                "tenants": [{"team": "vision", "rate": f"{int(draw(edge(0, 1e8)))}MB/s"}],
+                "quota_response": draw(edge(0, 12 * HOUR)),
+            }
+        ]
         job["checkpoint"]["volume"] = "scratch"
     others = draw(st.integers(0, 3))
     for index in range(others):
         other_step = draw(edge(1, HOUR))
         job_steps = max(1, int(MAX_COUNTED_STEPS / (others + 1) * other_step / length))
-        data["jobs"].append({
-            "name": f"other-{index}",
-            "gpus": draw(st.sampled_from([1, gpus_per_node])),
-            "steps": draw(st.integers(1, min(100_000, job_steps))),
-            "step_time": other_step,
-            "priority": draw(st.sampled_from(["low", "normal", "high", "urgent"])),
-            "submit_at": draw(st.floats(0, length - 1)),
-        })
+        data["jobs"].append(
+            {
+                "name": f"other-{index}",
+                "gpus": draw(st.sampled_from([1, gpus_per_node])),
+                "steps": draw(st.integers(1, min(100_000, job_steps))),
+                "step_time": other_step,
+                "priority": draw(st.sampled_from(["low", "normal", "high", "urgent"])),
+                "submit_at": draw(st.floats(0, length - 1)),
+            }
+        )
     passes = length / interval
     room = (MAX_QUEUE_SCANS / passes - len(data["jobs"])) * HOUR / length
     data["background"] = {
         "utilization": draw(edge(0, 1)),
         "arrivals_per_hour": draw(st.floats(0, max(0.0, min(200.0, room)))),
-        "sizes": draw(st.lists(st.sampled_from([1, 2, gpus_per_node, 4096]), min_size=1, max_size=5)),
+        "sizes": draw(
+            st.lists(st.sampled_from([1, 2, gpus_per_node, 4096]), min_size=1, max_size=5)
+        ),
         "min_duration": 60.0,
         "max_duration": draw(edge(60, 30 * 24 * HOUR)),
         "high_priority_share": draw(edge(0, 1)),
@@ -146,7 +163,9 @@ def play_scored_night(data: dict, path: Path) -> float:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     loaded = load_incident(path)  # valid by construction: an IncidentError here is a bug
     incident = loaded.incident
-    actions = parse_text("\n".join(incident.reference), "reference", {f.id for f in incident.faults})
+    actions = parse_text(
+        "\n".join(incident.reference), "reference", {f.id for f in incident.faults}
+    )
     start = time.monotonic()
     signal.alarm(CAP_SECONDS)
     try:

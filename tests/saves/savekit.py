@@ -27,8 +27,16 @@ def play_night(folder: Path, name: str = "night", actions: str = ACTIONS, *more:
     actions_file.write_text(actions)
     save = folder / f"{name}.jsonl"
     done = run_drill(
-        "run", "dead-rank", "--actions", str(actions_file), "--backend", "sim",
-        "--save", str(save), "--json", *more,
+        "run",
+        "dead-rank",
+        "--actions",
+        str(actions_file),
+        "--backend",
+        "sim",
+        "--save",
+        str(save),
+        "--json",
+        *more,
     )
     assert done.returncode == 0, done.stderr
     return save, json.loads(done.stdout)

@@ -26,7 +26,7 @@ from drill.saves import SaveError, read_save
 from tests.clikit import REPO, run_drill
 from tests.saves.savekit import ACTIONS, records
 
-PACE = 0.08  # seconds between actions, so a kill can land between them
+PACE = 0.15  # seconds between actions, so a kill can land between them
 PLAY_LINES = [
     "wait 7m",
     "ack all",
@@ -98,8 +98,11 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
     rng = random.Random(seed)
     save = tmp_path / f"killed-{seed}.jsonl"
     args = run_args(backend, actions)
-    kill_at([sys.executable, "-m", "drill", *args, "--save", str(save), "--pace", str(PACE)],
-            rng.uniform(0.0, seconds * 1.1))
+    # The first part of a run is Python starting; most kills land in the night after it.
+    kill_at(
+        [sys.executable, "-m", "drill", *args, "--save", str(save), "--pace", str(PACE)],
+        rng.uniform(seconds * 0.25, seconds * 1.05),
+    )
     state = saved_state(save)
     if state == "fresh":
         save.unlink(missing_ok=True)
@@ -121,13 +124,13 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
     return state
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", range(16))
 def test_a_killed_drill_run_resumes_to_the_same_night(tmp_path, uninterrupted, seed):
     kill_and_resume_run(tmp_path, seed, uninterrupted, "sim")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(20, 60))
+@pytest.mark.parametrize("seed", range(16, 60))
 def test_many_killed_drill_runs_resume_to_the_same_night(tmp_path, uninterrupted, seed):
     kill_and_resume_run(tmp_path, seed, uninterrupted, "sim")
 
@@ -159,8 +162,12 @@ def played(tmp_path_factory):
             save = folder / f"{backend}.jsonl"
             started = time.monotonic()
             done = subprocess.run(
-                driver(save, lines, "--backend", backend), cwd=REPO, capture_output=True,
-                text=True, timeout=600, check=False,
+                driver(save, lines, "--backend", backend),
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
             )
             assert done.returncode == 0, done.stderr[-3000:]
             nights[backend] = (night_of(save), time.monotonic() - started, lines)

@@ -24,7 +24,9 @@ from tests.saves.savekit import play_night
 PROVENANCE = {"drill_version", "engine_version", "incident_path", "origin", "ranks"}
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -148,8 +150,12 @@ def test_a_damaged_save_is_located_or_verified_correctly(original, tmp_path, dat
         assert not same, f"a save with the original decisions did not verify: {err}"
 
 
-@settings(max_examples=30, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
 def test_best_scores_skip_any_damaged_save(original, tmp_path, data):
     folder = tmp_path / "folder"

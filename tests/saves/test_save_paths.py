@@ -107,8 +107,14 @@ def test_a_relative_incident_path_counts_from_the_save_folder(tmp_path):
     made_in.mkdir()
     save = night / "mine.jsonl"
     done = drill_in(
-        made_in, "run", "../night/my-rank.yaml", "--reference", "--backend", "sim",
-        "--save", str(save),
+        made_in,
+        "run",
+        "../night/my-rank.yaml",
+        "--reference",
+        "--backend",
+        "sim",
+        "--save",
+        str(save),
     )
     assert done.returncode == 0, done.stderr
     header = json.loads(save.read_text().splitlines()[0])

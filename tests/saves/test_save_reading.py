@@ -74,7 +74,9 @@ def test_the_picker_opens_with_hostile_saves_in_the_folder(night, tmp_path):
 
     entries, problems = load_entries(folder)
     assert problems == []
-    assert {e.loaded.incident.id: e.best for e in entries}["dead-rank"] == rows[-1]["score"]["total"]
+    assert {e.loaded.incident.id: e.best for e in entries}["dead-rank"] == rows[-1]["score"][
+        "total"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -108,7 +110,7 @@ def test_lines_the_game_never_writes_are_located(night, tmp_path, line, words):
         ("ranks", True, "`ranks` must be a whole number from 1"),
         ("ranks", "4", "`ranks` must be a whole number from 1"),
         ("ranks", 1000, "`ranks` must be a whole number from 1"),
-        ("backend", "cuda", "`backend` \"cuda\" is not one drill has"),
+        ("backend", "cuda", '`backend` "cuda" is not one drill has'),
         ("backend", None, "`backend` null is not one drill has"),
         ("seed", True, "`seed` must be a whole number"),
         ("seed", 1.5, "`seed` must be a whole number"),
@@ -117,7 +119,7 @@ def test_lines_the_game_never_writes_are_located(night, tmp_path, line, words):
         ("incident_sha256", "abc", "64 hex digits"),
         ("incident_id", "../etc", "is not an incident id"),
         ("origin", ["x86"], "`origin` must be an object"),
-        ("colour", "blue", "a field the game never writes: \"colour\""),
+        ("colour", "blue", 'a field the game never writes: "colour"'),
     ],
 )
 def test_bad_header_values_are_located_at_line_one(night, tmp_path, field, value, words):

@@ -76,7 +76,7 @@ def test_a_sigkill_leaves_a_folder_that_the_next_start_sweeps(tmp_path):
 def test_the_sweep_spares_live_owners_and_folders_it_did_not_make(tmp_path):
     alive = tmp_path / "drill-alive"
     alive.mkdir()
-    stamp = (Path(f"/proc/{os.getpid()}/stat").read_text().rpartition(")")[2].split()[19])
+    stamp = Path(f"/proc/{os.getpid()}/stat").read_text().rpartition(")")[2].split()[19]
     (alive / OWNER_FILE).write_text(f"{os.getpid()} {stamp}")
     reused = tmp_path / "drill-reused"  # this pid, but started at another time: not us
     reused.mkdir()
@@ -100,7 +100,10 @@ def test_a_real_sigkill_of_drill_run_is_swept_by_the_next_drill_run(tmp_path):
     args = [sys.executable, "-m", "drill", "run", "tutorial", "--reference", "--pace", "2"]
     proc = subprocess.Popen(
         [*args, "--save", str(tmp_path / "a.jsonl")],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 120
     while not drill_folders(tmp_path) and time.monotonic() < deadline:
@@ -111,7 +114,12 @@ def test_a_real_sigkill_of_drill_run_is_swept_by_the_next_drill_run(tmp_path):
     assert left and all(p.is_dir() for p in left)
     done = subprocess.run(
         [*args[:-2], "--save", str(tmp_path / "b.jsonl")],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert drill_folders(tmp_path) == []
@@ -129,9 +137,24 @@ def test_sigterm_of_drill_play_in_a_terminal_removes_its_folder(tmp_path):
     )
     socket = f"drill-temp-{os.getpid()}"
     subprocess.run(
-        ["tmux", "-L", socket, "new-session", "-d", "-s", "d", "-x", "100", "-y", "30",
-         "bash", "-c", command],
-        check=True, timeout=20,
+        [
+            "tmux",
+            "-L",
+            socket,
+            "new-session",
+            "-d",
+            "-s",
+            "d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+            "bash",
+            "-c",
+            command,
+        ],
+        check=True,
+        timeout=20,
     )
     try:
         deadline = time.monotonic() + 120

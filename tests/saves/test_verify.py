@@ -34,13 +34,18 @@ def differs(done) -> str:
 def test_an_untouched_save_verifies_saying_what_was_checked(night):
     done = verify(night)
     assert done.returncode == 0, done.stderr
-    assert f"Verified: the header, all 7 actions, the score and the end time match {night}" in done.stdout
+    assert (
+        f"Verified: the header, all 7 actions, the score and the end time match {night}"
+        in done.stdout
+    )
 
 
 def test_a_header_only_save_is_not_verified(night, tmp_path):
     path = cut_after(night, tmp_path / "header.jsonl", 0)
     message = differs(verify(path))
-    assert message.startswith(f"drill: not verified: {path}:2: the save ends without its score line")
+    assert message.startswith(
+        f"drill: not verified: {path}:2: the save ends without its score line"
+    )
     assert "has no actions" in message
 
 
@@ -60,7 +65,10 @@ def test_a_changed_end_time_is_caught(night, tmp_path):
     message = differs(verify(path))
     line = len(rows)
     assert f"{path}:{line}: the score line's `end_time`" in message
-    assert f"the replay gives {rows[-1]['end_time'] - 60}, the save has {rows[-1]['end_time']}" in message
+    assert (
+        f"the replay gives {rows[-1]['end_time'] - 60}, the save has {rows[-1]['end_time']}"
+        in message
+    )
 
 
 def test_a_changed_total_on_a_last_line_without_newline_is_caught(night, tmp_path):
@@ -93,7 +101,10 @@ def test_flipping_accepted_names_the_field_and_both_values(night, tmp_path):
     message = differs(verify(path))
     was = json.dumps(not rows[2]["accepted"])
     now = json.dumps(rows[2]["accepted"])
-    assert f"{path}:3: action 2 `logs llm-pretrain`, `accepted`: the replay gives {was}, the save has {now}" in message
+    assert (
+        f"{path}:3: action 2 `logs llm-pretrain`, `accepted`: the replay gives {was}, the save has {now}"
+        in message
+    )
 
 
 def test_a_changed_component_figure_shows_two_different_values(night, tmp_path):
