@@ -39,6 +39,7 @@ __all__ = [
     "actions_after",
     "check_incident",
     "check_ranks",
+    "check_seed",
     "drill_for",
     "open_resume",
 ]
@@ -62,6 +63,12 @@ def check_ranks(ranks: int | None) -> None:
             f"--ranks must be from 1 to {MAX_RANKS} (leave it out for the backend's default),"
             f" not {ranks}"
         )
+
+
+def check_seed(seed: int | None) -> None:
+    """A seed a save can hold (its header keeps it as a 64-bit whole number)."""
+    if seed is not None and not -(2**63) <= seed < 2**63:
+        raise OptionError(f"--seed must fit in 64 bits, from {-(2**63)} to {2**63 - 1}")
 
 
 def open_resume(

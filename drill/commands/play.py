@@ -8,7 +8,7 @@ from pathlib import Path
 from drill.cli import UserError
 from drill.commands.resolve import resolve_incident
 from drill.saves.files import check_new_save_path
-from drill.session import OptionError, check_ranks, open_resume
+from drill.session import OptionError, check_ranks, check_seed, open_resume
 
 
 def play(args: argparse.Namespace) -> int:
@@ -34,6 +34,7 @@ def play(args: argparse.Namespace) -> int:
             seed, backend = save.seed, save.backend
         else:
             check_ranks(ranks)
+            check_seed(seed)
             if incident_name:
                 loaded = resolve_incident(incident_name)
     except OptionError as exc:

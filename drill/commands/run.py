@@ -11,7 +11,14 @@ from drill.commands.resolve import resolve_incident
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
-from drill.session import OptionError, Session, actions_after, check_ranks, open_resume
+from drill.session import (
+    OptionError,
+    Session,
+    actions_after,
+    check_ranks,
+    check_seed,
+    open_resume,
+)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
                     "name an incident (a file, or the id of a shipped one), or --resume a save"
                 )
             check_ranks(args.ranks)
+            check_seed(args.seed)
             loaded = resolve_incident(args.incident)
     except OptionError as exc:
         raise UserError(str(exc)) from None

@@ -83,3 +83,8 @@ def test_resuming_with_another_actions_file_is_refused_at_its_line(whole, tmp_pa
     message = refused(run_drill("run", "--resume", str(save), "--actions", str(other)))
     assert message.startswith(f"drill: {other}:3:1: this line is `health gpu-a-3`")
     assert f"{save}:4" in message
+
+
+def test_a_seed_no_save_can_hold_is_refused():
+    message = refused(run_drill("run", "dead-rank", "--backend", "sim", "--seed", str(2**70)))
+    assert "--seed must fit in 64 bits" in message
