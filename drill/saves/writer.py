@@ -108,6 +108,10 @@ class SaveWriter:
     def score(self, score: dict[str, Any], end_time: float) -> None:
         self._write({"type": "score", "score": score, "end_time": round(end_time, 3)})
 
+    @property
+    def closed(self) -> bool:
+        return self._fd is None
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
