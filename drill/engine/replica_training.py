@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drill.engine.temp_dirs import make_temp_dir
 from drill.incident.models import Incident
 from drill.sim.training import LoadOutcome
 
@@ -79,7 +79,7 @@ class ReplicaTraining:
         # The replica's world when the job runs at full width: the baseline's world too.
         self.full_ranks = ranks or self.config.ranks
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.run_dir = Path(tempfile.mkdtemp(prefix=f"drill-{incident.id}-"))
+        self.run_dir = make_temp_dir(f"drill-{incident.id}-")
         self.store = CheckpointStore(self.run_dir, config_hash=self.config.config_hash())
         self.trainer = None
         self.steps_trained = 0
