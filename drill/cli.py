@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument(
         "--reference", action="store_true", help="play the incident's reference solution"
     )
+    how.add_argument(
+        "--runbook",
+        metavar="NAME",
+        help="play one of the incident's graded runbooks (its `runbooks:` name)",
+    )
     run.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     _session_options(run)

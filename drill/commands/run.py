@@ -49,6 +49,15 @@ def run(args: argparse.Namespace) -> int:
     if args.reference:
         shown = f"{loaded.path} (reference)"
         actions = timed.parse_text("\n".join(incident.reference), shown, fault_ids)
+    elif getattr(args, "runbook", None):
+        books = {book.name: book for book in incident.runbooks}
+        if args.runbook not in books:
+            known = ", ".join(sorted(books)) or "none"
+            raise UserError(
+                f"{loaded.path}: no graded runbook named {args.runbook!r}; it has: {known}"
+            )
+        shown = f"{loaded.path} (runbook {args.runbook})"
+        actions = timed.parse_text("\n".join(books[args.runbook].actions), shown, fault_ids)
     elif args.actions:
         shown = args.actions
         actions = timed.load_file(args.actions, fault_ids)

@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
 
 
-def runbooks(incident_path: Path) -> list[tuple[str, list[str]]]:
+def runbooks(incident_path: Path) -> list[str]:
     sys.path.insert(0, str(REPO))
     from drill.incident.loader import load_incident
 
     incident = load_incident(incident_path).incident
-    return [("reference", list(incident.reference))] + [
-        (r.name, list(r.actions)) for r in incident.runbooks
-    ]
+    return ["reference"] + [r.name for r in incident.runbooks]
 
 
 def main() -> int:
@@ -33,10 +30,10 @@ def main() -> int:
         old.unlink()
     for incident_path in sorted((REPO / "incidents").glob("*.yaml")):
         relative = incident_path.relative_to(REPO)
-        for name, lines in runbooks(incident_path):
+        for name in runbooks(incident_path):
             save = GOLDEN / f"{incident_path.stem}--{name}.jsonl"
-            with tempfile.NamedTemporaryFile("w", suffix=".actions", delete=False) as handle:
-                handle.write("\n".join(lines) + "\n")
+            # The author's own lines: templates and all, as `drill test` plays them.
+            how = ["--reference"] if name == "reference" else ["--runbook", name]
             done = subprocess.run(
                 [
                     sys.executable,
@@ -44,8 +41,7 @@ def main() -> int:
                     "drill",
                     "run",
                     str(relative),
-                    "--actions",
-                    handle.name,
+                    *how,
                     "--save",
                     str(save),
                     "--json",
@@ -55,7 +51,6 @@ def main() -> int:
                 text=True,
                 check=False,
             )
-            Path(handle.name).unlink()
             if done.returncode != 0:
                 print(done.stderr, file=sys.stderr)
                 return 1

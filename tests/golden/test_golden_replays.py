@@ -107,9 +107,9 @@ def test_a_golden_from_another_machine_verifies_with_its_last_digits_different(t
 def test_a_golden_from_another_machine_still_fails_on_a_decision(tmp_path):
     save = HERE / "preempted-job--reference.jsonl"
     elsewhere = other_machine(
-        save, tmp_path, lambda text: text.replace('"match": "close"', '"match": "bitexact"', 1)
+        save, tmp_path, lambda text: text.replace('"weights": "close"', '"weights": "bitexact"', 1)
     )
     done = replay(elsewhere)
     assert done.returncode == 1
-    assert "`score.components[integrity]" in done.stderr and "match" in done.stderr
+    assert "`score.components[integrity]" in done.stderr and "weights" in done.stderr
     assert "compared within tolerance" in done.stderr
