@@ -109,11 +109,12 @@ def test_flipping_accepted_names_the_field_and_both_values(night, tmp_path):
 
 def test_a_changed_component_figure_shows_two_different_values(night, tmp_path):
     rows = records(night)
-    component = rows[-1]["score"]["components"][2]
-    component["value"] = {**component["value"], "gpu_hours": component["value"]["gpu_hours"] + 0.01}
+    [component] = [c for c in rows[-1]["score"]["components"] if c["name"] == "progress"]
+    steps = component["value"]["steps_behind"]
+    component["value"] = {**component["value"], "steps_behind": steps + 1}
     path = write_records(tmp_path / "component.jsonl", rows)
     message = differs(verify(path))
-    assert f"`score.components[{component['name']}].value.gpu_hours`" in message
+    assert "`score.components[progress].value.steps_behind`" in message
     replayed, saved = message.split("the replay gives ")[1].split(", the save has ")
     assert replayed != saved
 
