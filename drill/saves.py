@@ -66,6 +66,12 @@ class Save:
         ranks = self.header.get("ranks")
         return ranks if isinstance(ranks, int) else None
 
+    @property
+    def replica(self) -> str | None:
+        """The replica the night ran (module:factory or a shipped name); None: the default."""
+        replica = self.header.get("replica")
+        return replica if isinstance(replica, str) and replica else None
+
 
 class SaveWriter:
     def __init__(self, path: str | Path, header: dict[str, Any]):
@@ -79,7 +85,16 @@ class SaveWriter:
 
     @classmethod
     def start(
-        cls, path, *, incident_id, incident_sha256, incident_path, seed, backend, ranks=None
+        cls,
+        path,
+        *,
+        incident_id,
+        incident_sha256,
+        incident_path,
+        seed,
+        backend,
+        ranks=None,
+        replica=None,
     ) -> SaveWriter:
         if Path(path).exists() and Path(path).stat().st_size > 0:
             raise SaveError(
@@ -98,6 +113,9 @@ class SaveWriter:
             "backend": backend,
             "ranks": ranks,
         }
+        if replica:
+            # Only when it is not the shipped default, so default saves stay as they were.
+            header["replica"] = replica
         return cls(path, header)
 
     @classmethod

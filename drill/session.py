@@ -47,6 +47,7 @@ class Session:
             seed=seed,
             backend=backend,
             ranks=ranks,
+            replica=loaded.incident.learner_job.replica_factory,
         )
         return cls(drill, loaded, writer)
 

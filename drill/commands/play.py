@@ -7,6 +7,7 @@ from pathlib import Path
 
 from drill.cli import UserError
 from drill.commands.resolve import resolve_incident, resolve_saved_incident
+from drill.replica_choice import choose_replica, project_replica, refuse_other_replica
 from drill.saves import read_save
 from drill.session import check_incident
 
@@ -17,6 +18,7 @@ def play(args: argparse.Namespace) -> int:
     save_path = getattr(args, "save", None)
     seed = getattr(args, "seed", None)
     backend = getattr(args, "backend", "inprocess")
+    replica = getattr(args, "replica", None)
     save = read_save(resume) if resume else None
     loaded = None
     if save is not None:
@@ -34,8 +36,9 @@ def play(args: argparse.Namespace) -> int:
                 f"{resume}: this save is seed {save.seed}; drop --seed or use {save.seed}"
             )
         seed, backend = save.seed, save.backend
+        refuse_other_replica(resume, save, replica)
     elif incident_name:
-        loaded = resolve_incident(incident_name)
+        loaded = choose_replica(resolve_incident(incident_name), replica)
     if save_path and Path(save_path).exists() and Path(save_path).stat().st_size > 0:
         raise UserError(
             f"{save_path}: a save already exists here; carry it on with --resume, or pick another path"
@@ -51,6 +54,8 @@ def play(args: argparse.Namespace) -> int:
         save_path=save_path,
         resume=save,
         ranks=getattr(args, "ranks", None),
+        # For incidents picked in the app: the command line's replica, or the project's.
+        replica=replica if replica is not None else project_replica(),
         hard=bool(getattr(args, "hard", False)),
         saves_dir=Path(saves_dir) if saves_dir else None,
     )

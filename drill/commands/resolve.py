@@ -29,6 +29,13 @@ def shipped_incident_files() -> list[Path]:
 
 
 def resolve_saved_incident(save, override: str | None) -> LoadedIncident:
+    """The incident a save was made from, with the replica the save's night ran."""
+    from drill.replica_choice import with_replica
+
+    return with_replica(_saved_incident(save, override), save.replica)
+
+
+def _saved_incident(save, override: str | None) -> LoadedIncident:
     """The incident a save was made from: the given one, the path in the header, or the shipped
     incident with the header's id, in that order.
 

@@ -11,6 +11,7 @@ from drill.commands.resolve import resolve_incident, resolve_saved_incident
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
+from drill.replica_choice import choose_replica, refuse_other_replica
 from drill.saves import read_save
 from drill.session import Session, check_incident
 
@@ -23,12 +24,13 @@ def run(args: argparse.Namespace) -> int:
         seed, backend = save.seed, save.backend
         if args.seed is not None and args.seed != seed:
             raise UserError(f"{args.resume}: this save is seed {seed}; drop --seed or use {seed}")
+        refuse_other_replica(args.resume, save, getattr(args, "replica", None))
     else:
         if not args.incident:
             raise UserError(
                 "name an incident (a file, or the id of a shipped one), or --resume a save"
             )
-        loaded = resolve_incident(args.incident)
+        loaded = choose_replica(resolve_incident(args.incident), getattr(args, "replica", None))
         seed = args.seed if args.seed is not None else loaded.incident.seeds[0]
         backend = args.backend
     incident = loaded.incident

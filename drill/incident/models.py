@@ -352,6 +352,14 @@ class JobSpec(Strict):
     replica: dict[str, int | float] = Field(
         default_factory=dict, description="replica training settings (layers, width, lr, ...)"
     )
+    replica_factory: str | None = Field(
+        None,
+        max_length=200,
+        pattern=r"^([a-z][a-z0-9-]*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*)$",
+        description="which replica trains for this job: module:factory (a learner's own, see"
+        " docs/bring-your-replica.md) or a shipped one (addition-gpt, spiral-mlp); default"
+        " addition-gpt. `replica` holds its settings",
+    )
 
 
 class Background(Strict):

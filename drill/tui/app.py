@@ -54,9 +54,13 @@ class DrillApp(App[int]):
         speed: int = DEFAULT_SPEED,
         paused: bool = False,
         cursor_blink: bool = True,
+        replica: str | None = None,
     ) -> None:
         super().__init__()
         self.loaded = loaded
+        # The replica a new night trains (--replica or the project's); a resumed night keeps
+        # the one its save ran.
+        self.replica = replica
         self.seed = seed
         self.backend = backend
         self.ranks = ranks
@@ -94,8 +98,11 @@ class DrillApp(App[int]):
 
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
         """Start building a night and show its briefing."""
+        from drill.replica_choice import with_replica
         from drill.tui.screens.briefing import BriefingScreen
 
+        if resume is None:
+            loaded = with_replica(loaded, self.replica)
         incident = loaded.incident
         spec = NightSpec(
             loaded=loaded,
