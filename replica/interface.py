@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -101,6 +102,7 @@ def resolve_factory(ref: str) -> Any:
     """Import the factory's module and return the callable. Imports the learner's code."""
     ref = canonical_ref(ref)
     module_name, _, attr = ref.partition(":")
+    _importable_from_here()
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -126,10 +128,28 @@ def resolve_factory(ref: str) -> Any:
     return factory
 
 
+def _importable_from_here() -> None:
+    """Let a module in the folder drill runs from be imported, as `python -m` would.
+
+    The `drill` console script's sys.path starts with its own bin folder, not the current one.
+    Appended, not prepended: a learner's file never shadows an installed package. Worker
+    processes inherit sys.path from the parent, so they find the same module."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+
+
 def load_replica(
-    ref: str | None = None, settings: Mapping[str, Any] | None = None
+    ref: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    *,
+    config_hash: str | None = None,
 ) -> LoadedReplica:
     """Build the replica a ref names with these settings, and check it has every method.
+
+    config_hash, when given, is the identity to use instead of computing it: a worker process
+    takes its parent's (spec()), so every rank of a night agrees on it even if a source file
+    changed on disk since the parent loaded the replica.
 
     Raises ReplicaRefused with one line naming the replica and what is wrong: a ref that does
     not import, settings the factory refuses, a missing method or attribute.
@@ -141,7 +161,7 @@ def load_replica(
         impl = factory(dict(given))
     except (ValueError, TypeError) as exc:
         raise ReplicaRefused(f"replica {short_name(ref)}: {exc}") from exc
-    return LoadedReplica(ref, given, impl)
+    return LoadedReplica(ref, given, impl, config_hash=config_hash)
 
 
 class LoadedReplica:
@@ -150,7 +170,14 @@ class LoadedReplica:
     `spec()` is the plain data a worker process needs to build the same replica again.
     """
 
-    def __init__(self, ref: str, settings: Mapping[str, Any], impl: Any) -> None:
+    def __init__(
+        self,
+        ref: str,
+        settings: Mapping[str, Any],
+        impl: Any,
+        *,
+        config_hash: str | None = None,
+    ) -> None:
         self.ref = canonical_ref(ref)
         self.impl = impl
         check_interface(impl, short_name(self.ref))
@@ -174,7 +201,7 @@ class LoadedReplica:
                 f" got {threshold!r}"
             )
         self.close_threshold = float(threshold)
-        self.config_hash = self._identity_hash()
+        self.config_hash = config_hash or self._identity_hash()
 
     # The four calls the trainer makes. Thin on purpose: no per-step overhead worth measuring.
     def build_model(self) -> Any:
@@ -193,8 +220,13 @@ class LoadedReplica:
         return self.impl.loss(model, batch)
 
     def spec(self) -> dict[str, Any]:
-        """Plain data (crosses a process spawn): load_replica(**spec) builds the same replica."""
-        return {"ref": self.ref, "settings": dict(self.given_settings)}
+        """Plain data (crosses a process spawn): load_replica(**spec) builds the same replica,
+        with this one's identity."""
+        return {
+            "ref": self.ref,
+            "settings": dict(self.given_settings),
+            "config_hash": self.config_hash,
+        }
 
     def identity(self) -> dict[str, Any]:
         """What makes two replicas the same run: the factory, its settings and its code."""

@@ -172,7 +172,11 @@ def _replica_settings(loaded: LoadedIncident) -> list[Problem]:
     problems = []
     for index, job in enumerate(loaded.incident.jobs):
         loc = ("jobs", index, "replica")
-        shipped = shipped_settings(job.replica_factory)
+        try:
+            shipped = shipped_settings(job.replica_factory)
+        except ValueError as exc:  # a short name that is not a shipped replica
+            problems.append(loaded.doc.problem(("jobs", index, "replica_factory"), str(exc)))
+            continue
         if shipped is None:
             continue
         known, check = shipped

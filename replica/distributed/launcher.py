@@ -200,7 +200,8 @@ def _replica_spec(replica: Any) -> tuple[dict[str, Any], int]:
     if isinstance(replica, ReplicaConfig):
         from replica.interface import DEFAULT_REF
 
-        return {"ref": DEFAULT_REF, "settings": replica.to_dict()}, replica.global_batch
+        spec = {"ref": DEFAULT_REF, "settings": replica.to_dict(), "config_hash": None}
+        return spec, replica.global_batch
     spec = getattr(replica, "spec", None)
     if not callable(spec):
         raise TypeError(

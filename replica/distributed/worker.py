@@ -135,7 +135,7 @@ def main(conn: Any, spec: dict[str, Any]) -> None:
         from replica.interface import load_replica
 
         configure_determinism()
-        replica = load_replica(spec["replica"]["ref"], spec["replica"]["settings"])
+        replica = load_replica(**spec["replica"])
         trainer = RankTrainer(replica, spec["world"], rank)
         print(f"imported torch and built the model in {time.monotonic() - t0:.2f} s", flush=True)
         conn.send(("built",))
