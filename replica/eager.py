@@ -77,18 +77,23 @@ def optimizer_stepper(optimizer: torch.optim.Optimizer) -> Callable[[], Any]:
     def step() -> Any:
         if compiler_loaded() or _has_hooks(optimizer) or optimizer.defaults.get("differentiable"):
             return optimizer.step()
-        # What _use_grad_for_differentiable does around the step, minus graph_break().
-        previous = torch.is_grad_enabled()
-        try:
-            torch.set_grad_enabled(False)
-            out = raw(optimizer)
-        finally:
-            torch.set_grad_enabled(previous)
-        # What profile_hook_step does after the step (it records the step for profilers).
-        optimizer._optimizer_step_code()
-        return out
+        return eager_step(optimizer, raw)
 
     return step
+
+
+def eager_step(optimizer: torch.optim.Optimizer, raw: Callable[[Any], Any]) -> Any:
+    """The optimizer's undecorated step `raw`, run as its decorators would run it in eager mode
+    without hooks: grad mode off (the optimizer is not differentiable), then the profiler's
+    step record. Only graph_break(), a no-op outside compilation, is left out."""
+    previous = torch.is_grad_enabled()
+    try:
+        torch.set_grad_enabled(False)
+        out = raw(optimizer)
+    finally:
+        torch.set_grad_enabled(previous)
+    optimizer._optimizer_step_code()
+    return out
 
 
 def _raw_step(cls: type) -> Callable[[Any], Any] | None:
