@@ -133,3 +133,45 @@ def test_settings_out_of_bounds_are_refused_by_validate_and_run(tmp_path) -> Non
         )  # fmt: skip
         assert ran.returncode == 2 and f"replica setting {setting} is {value}" in ran.stderr
         assert "Traceback" not in ran.stderr
+
+
+def test_choosing_a_replica_imports_neither_torch_nor_the_replica(tmp_path) -> None:
+    # What play and run do at start-up: read the project config, check the name, copy the
+    # incident. The factory's module (and torch) load only when the replica backend starts.
+    (tmp_path / "pyproject.toml").write_text('[tool.drill]\nreplica = "someones.replica:make"\n')
+    code = f"""
+import sys
+from pathlib import Path
+from drill.commands.resolve import resolve_incident
+from drill.replica_choice import choose_replica, project_replica
+loaded = resolve_incident("dead-rank")
+assert project_replica(Path({str(tmp_path)!r})) == "someones.replica:make"
+chosen = choose_replica(loaded, None, folder=Path({str(tmp_path)!r}))
+assert chosen.incident.learner_job.replica_factory == "someones.replica:make"
+assert choose_replica(loaded, "spiral-mlp").incident.learner_job.replica_factory == "spiral-mlp"
+assert loaded.incident.learner_job.replica_factory is None  # the original is untouched
+bad = [m for m in sys.modules if m.split(".")[0] in ("torch", "someones") or m == "replica.spiral_mlp"]
+assert not bad, bad
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("[tool.drill]\nreplica = 3\n", "must be a string"),
+        ("[tool.drill]\nreplca = 'x:y'\n", "unknown key 'replca'"),
+        ("[tool.drill]\nreplica = 'not a name'\n", "is not a factory name"),
+        ("[tool.drill\n", "not valid TOML"),
+    ],
+)
+def test_a_bad_project_config_is_one_line(tmp_path, text: str, said: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(text)
+    done = drill("run", "dead-rank", "--backend", "sim", cwd=tmp_path, timeout=120)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and said in lines[0] and "pyproject.toml" in lines[0], done.stderr
