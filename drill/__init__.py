@@ -3,4 +3,4 @@
 __version__ = "0.1.0"
 
 # Bumped whenever the engine's behaviour changes in a way that would change a replay.
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"

@@ -214,6 +214,18 @@ class ReplicaTraining:
 
     # -- what is on disk --------------------------------------------------------------------
 
+    def verify_on_disk(self, job: str, step: int) -> bool:
+        """Whether the learner's checkpoint `step` verifies on disk right now (real sha256
+        against its manifest). The score asks; nothing is counted, no learner looked."""
+        if job != self.job:
+            return True
+        from replica.errors import CheckpointError
+
+        try:
+            return self.store.verify(step).ok
+        except CheckpointError:
+            return False
+
     def verified_checkpoints(self) -> list[int]:
         """Steps of the learner's checkpoints that verify on disk right now (real sha256
         against the manifest), oldest first."""

@@ -76,3 +76,7 @@ def test_the_report_carries_the_curves_and_what_verifies_on_disk(training) -> No
     assert report.steps_recomputed == 3  # steps 7 to 9 were trained twice
     assert report.to_json()["newest_verified_step"] == 6
     assert t.verified_checkpoints() == [6]
+    detected = t.corrupt_detected
+    assert t.verify_on_disk("train", 6) and not t.verify_on_disk("train", 9)
+    assert not t.verify_on_disk("train", 3)  # never written
+    assert t.corrupt_detected == detected  # the score asking is not the learner catching
