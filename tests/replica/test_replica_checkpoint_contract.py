@@ -451,3 +451,28 @@ def test_corrupt_skips_an_integer_buffer_that_comes_first(tmp_path) -> None:
     loaded = store.read(1, verify=False).state["model"]
     assert torch.equal(loaded["seen"], t.model.state_dict()["seen"])
     assert not torch.equal(loaded["lin.weight"], t.model.state_dict()["lin.weight"])
+
+
+def test_corrupt_refuses_a_layout_it_would_have_to_guess_at(store) -> None:
+    import zipfile
+
+    import torch
+
+    # A weight that is a view into a larger storage: its bytes are not where a clone's are.
+    big = torch.arange(10, dtype=torch.float32)
+    torch.save({"config_hash": "x", "model": {"w": big[2:4]}}, store.run_dir / "step-000007.pt")
+    with pytest.raises(CheckpointError, match="cannot corrupt: unexpected storage layout") as no:
+        store.corrupt(7, seed=1)
+    assert no.value.file == "step-000007.pt"
+    # A model with no float32 weights has nothing this fault can flip.
+    ints = {"config_hash": "x", "model": {"n": torch.arange(3)}}
+    torch.save(ints, store.run_dir / "step-000008.pt")
+    with pytest.raises(CheckpointError, match="the model has no float32 weights") as none:
+        store.corrupt(8, seed=1)
+    assert none.value.file == "step-000008.pt"
+    # A zip that torch cannot read is refused by name too.
+    with zipfile.ZipFile(store.run_dir / "step-000009.pt", "w") as zf:
+        zf.writestr("hello.txt", "not a checkpoint")
+    with pytest.raises(CheckpointError, match="torch.load failed") as unreadable:
+        store.corrupt(9, seed=1)
+    assert unreadable.value.file == "step-000009.pt"
