@@ -58,9 +58,16 @@ def test_dead_rank_with_the_spiral_mlp_is_scored_from_its_own_training(mlp_night
     # Not the GPT's numbers: the GPT ends a default night near 0.53.
     gpt = Trainer(load_replica("addition-gpt", {})).train(3)
     assert undisturbed[0] != gpt[0]
-    integrity = next(c for c in data["score"]["components"] if c["name"] == "integrity")
-    assert integrity["value"]["match"] == replica["match"]
-    assert integrity["par"]["match"] == "bitexact"  # par was played with the same replica
+    parts = {c["name"]: c for c in data["score"]["components"]}
+    # The integrity verdict is this replica's match against its own undisturbed run, and par
+    # was played with the same replica.
+    verdict = parts["integrity"]["value"]
+    assert verdict.get("weights", verdict.get("match")) == replica["match"]
+    par = parts["integrity"]["par"]
+    assert par.get("weights", par.get("match")) == "bitexact"
+    # Progress is read from the replica (bit for bit the undisturbed run here: at its own step).
+    assert "progress" in parts and isinstance(parts["progress"]["value"]["steps_behind"], int)
+    assert parts["progress"]["value"] == parts["progress"]["par"]
     assert data["score"]["total"] >= 90
 
 
