@@ -167,6 +167,14 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
         help="replica ranks (gloo: worker processes, default 2; inprocess: default 4)",
     )
     parser.add_argument(
+        "--replica",
+        metavar="MODULE:FACTORY",
+        help=(
+            "train your own replica (a factory in an importable module, or spiral-mlp);"
+            " default: [tool.drill] replica in ./pyproject.toml, then the incident's"
+        ),
+    )
+    parser.add_argument(
         "--save", metavar="PATH", help="write the save here (default: a new file in saves/)"
     )
     parser.add_argument(

@@ -11,6 +11,7 @@ from typing import Any
 
 from drill.engine.drill import Drill
 from drill.incident.loader import LoadedIncident
+from drill.replica_choice import with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
 from drill.session import drill_for
 
@@ -39,7 +40,7 @@ def rebuild(
     """Replay a save. `backend` "sim" skips the replica (fast: timelines only); `incident`
     replaces the one the save names (a file that moved)."""
     save = read_save(path)
-    loaded = incident or resolve_saved_incident(save)
+    loaded = with_replica(incident or resolve_saved_incident(save), save.replica)
     check_incident(save, loaded)
     chosen = backend or save.backend
     drill = drill_for(loaded, save, chosen)

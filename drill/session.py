@@ -17,6 +17,7 @@ from drill import ENGINE_VERSION
 from drill.engine.drill import ActionResult, Drill
 from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
+from drill.replica_choice import with_replica
 from drill.saves import (
     MAX_RANKS,
     Save,
@@ -107,7 +108,7 @@ def open_resume(
             )
     loaded = incident if incident is not None else resolve_saved_incident(save)
     check_incident(save, loaded)
-    return save, loaded
+    return save, with_replica(loaded, save.replica)  # the replica the night ran, whatever now
 
 
 def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) -> Drill:
@@ -154,6 +155,7 @@ class Session:
                 seed=seed,
                 backend=backend,
                 ranks=ranks,
+                replica=loaded.incident.learner_job.replica_factory,
             )
         except BaseException:
             drill.close()

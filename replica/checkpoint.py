@@ -24,7 +24,9 @@ path, no manifest, and `latest` pointing at the torn file.
 Loading always uses torch.load(weights_only=True), so a checkpoint can carry tensors and plain
 data but never code. With verify=True the bytes are checked against the manifest first. With
 verify=False a torn file fails the way torch fails, and a flipped byte inside tensor data loads
-silently, as it does in real life.
+silently, as it does in real life. Either way the open file's bytes are hashed as they are handed
+to torch, so `read` also says whether the bytes that were loaded match the manifest:
+the game counts "corrupt checkpoint loaded" from that, not from what the simulation intended.
 
 Every name this module touches is resolved and must stay inside the run directory.
 """
@@ -89,6 +91,22 @@ class VerifyResult:
     ok: bool
     reason: str
     status: str = "ok"
+
+
+@dataclass(frozen=True)
+class LoadedCheckpoint:
+    """A loaded state and the hash check of exactly the bytes it was loaded from.
+
+    `check.status == "corrupt"` means the bytes torch turned into this state are not the bytes
+    the manifest vouches for: a flipped or changed file that loaded anyway (only possible
+    without verify, which refuses it)."""
+
+    state: dict[str, Any]
+    check: VerifyResult
+
+    @property
+    def bytes_match_manifest(self) -> bool:
+        return self.check.ok
 
 
 class CheckpointStore:
@@ -310,26 +328,39 @@ class CheckpointStore:
         return self._check(s, data)
 
     def load(self, step: int | str, *, verify: bool) -> dict[str, Any]:
-        """The state dict of a checkpoint, loaded with weights_only=True.
+        """The state dict of a checkpoint, loaded with weights_only=True (see `read`)."""
+        return self.read(step, verify=verify).state
 
-        verify=True: refuse (CheckpointError naming file and reason) unless the bytes match
-        the manifest. verify=False: hand the file straight to torch.load, as a script without
-        verification does; torch's own error, if any, is carried in the CheckpointError.
+    def read(self, step: int | str, *, verify: bool) -> LoadedCheckpoint:
+        """Load a checkpoint with weights_only=True, and say whether its bytes match the manifest.
+
+        The file is read once; the same bytes are hashed and handed to torch, so the check is
+        about what was loaded, not about the file a moment before or after.
+        verify=True: refuse (CheckpointError naming file and reason, with `.status`) unless the
+        bytes match the manifest. verify=False: hand the bytes to torch.load as a script
+        without verification does; torch's own error, if any, is carried in the
+        CheckpointError, and a changed file that still loads comes back with
+        check.status "corrupt".
         """
         s = self._step_of(step)
         path = self.path(s)
         name = path.name
         if not path.is_file():
             raise CheckpointError("no such checkpoint", file=name)
-        if verify:
-            data = path.read_bytes()
-            result = self._check(s, data)
-            if not result.ok:
-                cls = ConfigMismatchError if result.status == "foreign" else CheckpointError
-                raise cls(result.reason, file=name)
-            state = _torch_load(io.BytesIO(data), name)
-        else:
-            state = _torch_load(path, name)
+        with open(path, "rb") as f:
+            data = f.read()
+            check = self._check(s, data)
+            if verify and not check.ok:
+                cls = ConfigMismatchError if check.status == "foreign" else CheckpointError
+                raise cls(check.reason, file=name, status=check.status)
+            if verify:
+                state = _torch_load(io.BytesIO(data), name)
+            else:
+                # The same open file, back at its start: torch reads it as a script's
+                # torch.load(path) would (a torn file fails with torch's file error), and the
+                # bytes just hashed are the bytes of this open file.
+                f.seek(0)
+                state = _torch_load(f, name)
         if not isinstance(state, dict) or "config_hash" not in state or "model" not in state:
             raise CheckpointError("not a replica checkpoint (no config hash or model)", file=name)
         if self.config_hash is not None and state["config_hash"] != self.config_hash:
@@ -338,7 +369,12 @@ class CheckpointStore:
                 f"runs config {self.config_hash[:12]}",
                 file=name,
             )
-        return state
+        return LoadedCheckpoint(state, check)
+
+    def verified_steps(self) -> list[int]:
+        """Steps whose checkpoint verifies on disk right now (real sha256 against the
+        manifest, this store's config), oldest first. What a dead job could still resume."""
+        return [r.step for r in self.list() if self.verify(r.step).ok]
 
     # ----- fault injection ---------------------------------------------------------------
 
@@ -553,18 +589,19 @@ def _model_storage_spans(data: bytes, name: str) -> list[tuple[int, int]]:
     spans = []
     for key, tensor in enumerate(model.values()):
         info = records.get(key)
-        if (
-            info is None
-            or tensor.dtype != torch.float32
-            or info.compress_type != zipfile.ZIP_STORED
-            or info.file_size != tensor.numel() * 4
-        ):
+        if info is None or info.compress_type != zipfile.ZIP_STORED:
+            raise CheckpointError("cannot corrupt: unexpected storage layout", file=name)
+        if tensor.dtype != torch.float32:
+            continue  # a replica's integer buffers (step counters, say) are not weights
+        if info.file_size != tensor.numel() * 4:
             raise CheckpointError("cannot corrupt: unexpected storage layout", file=name)
         spans.append((_data_start(data, info), tensor.numel()))
+    if not spans:
+        raise CheckpointError("cannot corrupt: the model has no float32 weights", file=name)
     return spans
 
 
-def _torch_load(src: Path | io.BytesIO, name: str) -> Any:
+def _torch_load(src: Path | io.BufferedIOBase, name: str) -> Any:
     try:
         return torch.load(src, map_location="cpu", weights_only=True)
     except Exception as exc:

@@ -29,6 +29,27 @@ DEFAULT_NIGHT_STEPS = 300
 # math, so that old checkpoints are refused instead of silently loaded into a different model.
 CONFIG_SCHEMA = 1
 
+# What a night can run on the 2-core machine the game is made for, one torch thread. Each bound
+# alone keeps the model inside memory and a step inside a second or so with the other settings
+# at their defaults; MAX_STEP_MACS bounds them together (see estimated_step_macs). Inside the
+# bounds, the measured check before a night (replica/checks.py) has the last word on speed.
+# Without them a width of 10**12 dies in the allocator and a global batch of 4,000,000 trains
+# for minutes before anything says why.
+BOUNDS: dict[str, tuple[float, float]] = {
+    "layers": (1, 12),
+    "width": (1, 512),
+    "heads": (1, 64),
+    "context": (1, 256),
+    "max_digits": (1, 9),
+    "global_batch": (1, 1024),
+    "lr": (0.0, 1.0),
+    "weight_decay": (0.0, 1.0),
+    "seed": (0, 2**32 - 1),
+    "ranks": (1, 64),
+}
+# About 66 times the default's 15 million: a step of a few hundred milliseconds here.
+MAX_STEP_MACS = 1_000_000_000
+
 
 @dataclass(frozen=True)
 class ReplicaConfig:
@@ -62,10 +83,18 @@ class ReplicaConfig:
             if f.type == "float":
                 # 1 and 1.0 must hash the same: store floats as floats.
                 object.__setattr__(self, f.name, float(value))
-        positive = ("layers", "width", "heads", "context", "max_digits", "global_batch", "ranks")
-        for name in positive:
-            if getattr(self, name) < 1:
-                raise ValueError(f"replica config field {name!r} must be at least 1")
+        for name, (low, high) in BOUNDS.items():
+            value = getattr(self, name)
+            if value < low:
+                raise ValueError(
+                    f"replica setting {name} is {value!r}; it must be at least {low}"
+                    f" (the bound is {low} to {high})"
+                )
+            if value > high:
+                raise ValueError(
+                    f"replica setting {name} is {value!r}; a night on this machine can run at"
+                    f" most {high} (the bound is {low} to {high})"
+                )
         if self.width % self.heads:
             raise ValueError(f"width {self.width} must be a multiple of heads {self.heads}")
         if self.global_batch % self.ranks:
@@ -79,6 +108,14 @@ class ReplicaConfig:
             raise ValueError(f"weight_decay must not be negative, got {self.weight_decay}")
         if self.seed < 0:
             raise ValueError(f"seed must not be negative, got {self.seed}")
+        macs = self.estimated_step_macs()
+        if macs > MAX_STEP_MACS:
+            raise ValueError(
+                f"replica settings layers {self.layers}, width {self.width}, context"
+                f" {self.context} and global_batch {self.global_batch} make about {macs:.2g}"
+                f" multiply-adds a step; a night on this machine can run at most"
+                f" {MAX_STEP_MACS:.2g}; lower one of them"
+            )
 
     @property
     def vocab(self) -> int:
@@ -89,6 +126,16 @@ class ReplicaConfig:
     def micro_batch(self) -> int:
         """Samples per rank in the undisturbed run."""
         return self.global_batch // self.ranks
+
+    def estimated_step_macs(self) -> int:
+        """Multiply-adds of one step's forward pass over the global batch: per token, the
+        blocks' projections and MLP (12 width^2 per layer), attention over the context and the
+        tied output head. Backward costs about twice this again; the ratio is what matters."""
+        per_token = (
+            self.layers * (12 * self.width * self.width + 2 * self.context * self.width)
+            + self.width * VOCAB_SIZE
+        )
+        return self.global_batch * self.context * per_token
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -9,11 +9,17 @@ class ReplicaError(Exception):
 
 
 class CheckpointError(ReplicaError):
-    """A checkpoint could not be written, verified or loaded."""
+    """A checkpoint could not be written, verified or loaded.
 
-    def __init__(self, reason: str, *, file: str | None = None) -> None:
+    `status` is set when a verified load refused the bytes: the VerifyResult status
+    ("corrupt", "unverifiable", "missing", "foreign"), so a caller can count what the hash check
+    found without reading the message.
+    """
+
+    def __init__(self, reason: str, *, file: str | None = None, status: str | None = None) -> None:
         self.file = file
         self.reason = reason
+        self.status = status
         super().__init__(f"{file}: {reason}" if file else reason)
 
 
@@ -55,3 +61,9 @@ class GroupError(ReplicaError):
         self.errors: list[str] = list(errors or [])
         self.exit_codes: dict[int, int | None] = dict(exit_codes or {})
         self.checkpoint_error = checkpoint_error
+
+
+class ReplicaRefused(ReplicaError, ValueError):
+    """A replica the game will not run: it does not import, lacks a method, refuses its
+    settings, is not deterministic, or is too slow for a night. One line, said before the night
+    starts. Also a ValueError, so the command line reports it as bad input (exit 2)."""

@@ -39,7 +39,14 @@ class MatchResult:
     rel_l2: float  # inf when either side holds NaN or inf
 
 
-def match(params: dict[str, torch.Tensor], baseline_params: dict[str, torch.Tensor]) -> MatchResult:
+def match(
+    params: dict[str, torch.Tensor],
+    baseline_params: dict[str, torch.Tensor],
+    *,
+    threshold: float = CLOSE_THRESHOLD,
+) -> MatchResult:
+    """`threshold` is the replica's own close threshold (the interface's `close_threshold`);
+    CLOSE_THRESHOLD is the shipped GPT's, measured as above."""
     if set(params) != set(baseline_params):
         missing = sorted(set(baseline_params) ^ set(params))
         raise ValueError(f"parameter names differ: {', '.join(missing)}")
@@ -60,4 +67,18 @@ def match(params: dict[str, torch.Tensor], baseline_params: dict[str, torch.Tens
     rel = num / den if den > 0 else math.inf
     if not math.isfinite(rel):
         return MatchResult("diverged", math.inf)
-    return MatchResult("close" if rel < CLOSE_THRESHOLD else "diverged", rel)
+    return MatchResult("close" if rel < threshold else "diverged", rel)
+
+
+def weights_digest(params: dict[str, torch.Tensor]) -> str:
+    """sha256 over the parameters' names and raw bytes in name order: equal iff bit-identical
+    (for the same shapes and dtypes). Two runs compared by digest agree bit for bit or not."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in sorted(params):
+        t = params[name].detach()
+        h.update(name.encode() + b"\0" + str(t.dtype).encode() + str(tuple(t.shape)).encode())
+        t = t.contiguous().reshape(-1)
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    return h.hexdigest()

@@ -14,6 +14,7 @@ sample-to-micro-batch grouping never crosses the undisturbed run's rank boundari
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import nn
@@ -28,13 +29,16 @@ def micro_batch_size(global_batch: int, configured_ranks: int, world: int) -> in
 
 
 def rank_backward(
+    replica: Any,
     model: nn.Module,
     params: list[torch.Tensor],
-    inputs: torch.Tensor,
-    targets: torch.Tensor,
+    shard: tuple[torch.Tensor, ...],
     micro: int,
 ) -> float:
     """Forward/backward of one rank's shard; returns the rank's mean loss.
+
+    `replica` is anything with `loss(model, batch)` (replica/interface.py); `shard` is the
+    rank's samples, a tuple of tensors with one row per sample.
 
     `params` is list(model.parameters()), passed in because walking the module tree on every
     call costs more than the arithmetic it guards at this model size.
@@ -42,15 +46,14 @@ def rank_backward(
     micro-batch gradients (autograd sums them in micro-batch order, then one division), which
     is this rank's contribution to the all-reduce.
     """
-    n = inputs.shape[0] // micro
-    if n * micro != inputs.shape[0]:
-        raise ValueError(
-            f"shard of {inputs.shape[0]} samples does not split into micro-batches of {micro}"
-        )
+    rows = shard[0].shape[0]
+    n = rows // micro
+    if n * micro != rows:
+        raise ValueError(f"shard of {rows} samples does not split into micro-batches of {micro}")
     total = 0.0
     for i in range(n):
         sl = slice(i * micro, (i + 1) * micro)
-        loss = model.loss(inputs[sl], targets[sl])
+        loss = replica.loss(model, tuple(t[sl] for t in shard) if n > 1 else shard)
         loss.backward()
         total += loss.item()
     if n > 1:

@@ -1,15 +1,18 @@
 """The in-process data-parallel trainer: all ranks in one process, bit-deterministic.
 
-One step: the global batch for the current step is generated (a pure function of the config
-and the step), each rank runs forward and backward over its contiguous shard
-(replica/parallel.py), the rank gradients are summed in rank order and divided by the world
-size, and AdamW takes one step. The learning rate is constant so that a step's math depends
-only on the state, never on how long the night is.
+One step: the global batch for the current step is generated (the replica's `batch`, a pure
+function of its seed and the step), each rank runs forward and backward over its contiguous
+shard (replica/parallel.py), the rank gradients are summed in rank order and divided by the world
+size, and the replica's optimizer takes one step. The shipped GPT's learning rate is constant so
+that a step's math depends only on the state, never on how long the night is.
 
-Determinism rules: torch's switches are set once in replica/determinism.py; model init uses a
-private generator; no dropout; the data for a step is a pure function of (seed, step). The
-global torch RNG is not used, but it is captured in full_state and restored on load anyway so
-that anything added later that does use it still resumes exactly.
+The trainer works on any replica (replica/interface.py): a `LoadedReplica`, or a ReplicaConfig,
+which means the shipped GPT with that config.
+
+Determinism rules: torch's switches are set once in replica/determinism.py; the replica's model
+init uses a private generator; no dropout; the data for a step is a pure function of (seed,
+step). The global torch RNG is not used, but it is captured in full_state and restored on load
+anyway so that anything added later that does use it still resumes exactly.
 
 Cost: the per-step overhead over a plain gradient-accumulation loop is a few foreach adds and
 one Python float per micro-batch; see benchmarks/bench_replica.py.
@@ -23,10 +26,11 @@ import torch
 
 from replica import parallel
 from replica.config import ReplicaConfig
-from replica.data import global_batch, shard_bounds
+from replica.data import shard_bounds
 from replica.determinism import configure_determinism
+from replica.eager import optimizer_stepper, skip_compiler_imports
 from replica.errors import ConfigMismatchError
-from replica.model import TinyGPT, build_model
+from replica.interface import LoadedReplica
 
 STATE_FORMAT = 1
 _STATE_KEYS = (
@@ -43,38 +47,51 @@ _STATE_KEYS = (
 )
 
 
-def make_optimizer(model: TinyGPT, config: ReplicaConfig) -> torch.optim.AdamW:
-    # foreach=True: one kernel per op over all parameters; the per-tensor loop is slower at
-    # this size and both are deterministic on CPU.
-    return torch.optim.AdamW(
-        model.parameters(),
-        lr=config.lr,
-        betas=(0.9, 0.99),
-        weight_decay=config.weight_decay,
-        foreach=True,
-    )
+def make_optimizer(model: torch.nn.Module, config: ReplicaConfig) -> torch.optim.Optimizer:
+    """The shipped GPT's optimizer (AdamW), for code that builds the model by hand."""
+    from replica.gpt import AdditionGPT
+
+    return AdditionGPT(config).make_optimizer(model)
+
+
+def as_replica(replica: LoadedReplica | ReplicaConfig) -> LoadedReplica:
+    """A LoadedReplica for either spelling; a ReplicaConfig is the shipped GPT with it."""
+    if isinstance(replica, LoadedReplica):
+        return replica
+    if isinstance(replica, ReplicaConfig):
+        from replica.gpt import AdditionGPT
+        from replica.interface import DEFAULT_REF
+
+        return LoadedReplica(DEFAULT_REF, replica.to_dict(), AdditionGPT(replica))
+    raise TypeError(f"expected a LoadedReplica or a ReplicaConfig, got {type(replica).__name__}")
 
 
 class Trainer:
-    def __init__(self, config: ReplicaConfig, world_size: int | None = None) -> None:
+    def __init__(
+        self, replica: LoadedReplica | ReplicaConfig, world_size: int | None = None
+    ) -> None:
         configure_determinism()
-        self.config = config
-        self.world_size = config.ranks if world_size is None else int(world_size)
+        skip_compiler_imports()
+        self.replica = as_replica(replica)
+        self.world_size = self.replica.ranks if world_size is None else int(world_size)
         # Validates that the world divides the global batch.
         self.micro_batch = parallel.micro_batch_size(
-            config.global_batch, config.ranks, self.world_size
+            self.replica.global_batch, self.replica.ranks, self.world_size
         )
-        self.model = build_model(config)
+        self.model = self.replica.build_model()
         self._params = list(self.model.parameters())
-        self.optimizer = make_optimizer(self.model, config)
+        self.optimizer = self.replica.make_optimizer(self.model)
+        self.optimizer_step = optimizer_stepper(self.optimizer)
         self.step = 0
         self.losses: list[tuple[int, float]] = []
-        self._config_hash = config.config_hash()
+        self._config_hash = self.replica.config_hash
 
     @classmethod
-    def fresh(cls, config: ReplicaConfig, world_size: int | None = None) -> Trainer:
+    def fresh(
+        cls, replica: LoadedReplica | ReplicaConfig, world_size: int | None = None
+    ) -> Trainer:
         """A trainer at step 0: what a restart from scratch gets."""
-        return cls(config, world_size)
+        return cls(replica, world_size)
 
     @property
     def config_hash(self) -> str:
@@ -82,24 +99,34 @@ class Trainer:
 
     def train_step(self) -> float:
         """Train on the batch for the current step; returns the mean loss over the global batch."""
-        inputs, targets = global_batch(self.config, self.step)
+        replica = self.replica
+        batch = replica.batch(self.step, 0, replica.global_batch)
         summed: list[torch.Tensor] | None = None
         loss_sum = 0.0
         for p in self._params:
             p.grad = None
         for rank in range(self.world_size):
-            start, stop = shard_bounds(self.config.global_batch, rank, self.world_size)
+            start, stop = shard_bounds(replica.global_batch, rank, self.world_size)
             loss_sum += parallel.rank_backward(
-                self.model, self._params, inputs[start:stop], targets[start:stop], self.micro_batch
+                replica,
+                self.model,
+                self._params,
+                tuple(t[start:stop] for t in batch),
+                self.micro_batch,
             )
             summed = parallel.accumulate_rank_grads(summed, parallel.take_rank_grads(self._params))
         assert summed is not None
         parallel.finish_mean(self._params, summed, self.world_size)
-        self.optimizer.step()
+        self.optimizer_step()
         self.step += 1
         loss = loss_sum / self.world_size
         self.losses.append((self.step, loss))
         return loss
+
+    @property
+    def config(self) -> Any:
+        """The shipped GPT's ReplicaConfig; another replica's own settings object, if any."""
+        return getattr(self.replica.impl, "config", self.replica.settings)
 
     def train(self, steps: int) -> list[float]:
         return [self.train_step() for _ in range(steps)]
@@ -119,11 +146,11 @@ class Trainer:
             "model": {k: v.detach().clone() for k, v in self.model.state_dict().items()},
             "optimizer": _clone_tree(opt),
             "format": STATE_FORMAT,
-            "config": self.config.to_dict(),
+            "config": dict(self.replica.settings),
             "config_hash": self._config_hash,
             "step": self.step,
             # The data stream is a pure function of (seed, step); the cursor is the next batch.
-            "data_cursor": {"seed": self.config.seed, "next_batch": self.step},
+            "data_cursor": {"seed": self.replica.seed, "next_batch": self.step},
             "world_size": self.world_size,
             "rng": {"torch_cpu": torch.get_rng_state()},
             "losses": [[s, float(v)] for s, v in self.losses],
@@ -163,11 +190,12 @@ class Trainer:
             raise ConfigMismatchError("model tensors do not match this config's model")
 
         self.model.load_state_dict(model_state)
-        self.optimizer = make_optimizer(self.model, self.config)
+        self.optimizer = self.replica.make_optimizer(self.model)
         if load_optimizer:
             # A copy: torch's optimizer adopts the given tensors as its live state, and
             # training would then mutate the caller's dict (a second load would differ).
             self.optimizer.load_state_dict(_clone_tree(state["optimizer"]))
+        self.optimizer_step = optimizer_stepper(self.optimizer)
         torch.set_rng_state(state["rng"]["torch_cpu"])
         self.step = step
         self.losses = [(int(s), float(v)) for s, v in state["losses"] if s <= step]

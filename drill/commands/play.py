@@ -13,6 +13,7 @@ from pathlib import Path
 from drill.cli import UserError
 from drill.commands.resolve import resolve_incident, shipped_incident_files
 from drill.incident.errors import IncidentError
+from drill.replica_choice import choose_replica, project_replica, refuse_other_replica
 from drill.saves.files import check_new_save_path
 from drill.session import OptionError, check_ranks, check_seed, open_resume
 
@@ -36,6 +37,7 @@ def app_options(args: argparse.Namespace) -> dict:
     seed = getattr(args, "seed", None)
     backend = getattr(args, "backend", None)
     ranks = getattr(args, "ranks", None)
+    replica = getattr(args, "replica", None)
     speed = getattr(args, "speed", None)
     if speed is None:
         speed = DEFAULT_SPEED
@@ -56,11 +58,12 @@ def app_options(args: argparse.Namespace) -> dict:
                 save_path=save_path,
             )
             seed, backend = save.seed, save.backend
+            refuse_other_replica(resume, save, replica)
         else:
             check_ranks(ranks)
             check_seed(seed)
             if incident_name:
-                loaded = resolve_with_suggestion(incident_name)
+                loaded = choose_replica(resolve_with_suggestion(incident_name), replica)
     except OptionError as exc:
         raise UserError(str(exc)) from None
     if save_path:
@@ -77,6 +80,8 @@ def app_options(args: argparse.Namespace) -> dict:
         "saves_dir": Path(saves_dir) if saves_dir else None,
         "speed": speed,
         "paused": bool(getattr(args, "paused", False)),
+        # For incidents picked in the app: the command line's replica, or the project's.
+        "replica": replica if replica is not None else project_replica(),
     }
 
 

@@ -11,6 +11,7 @@ from drill.commands.resolve import resolve_incident
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
+from drill.replica_choice import choose_replica, refuse_other_replica
 from drill.session import (
     OptionError,
     Session,
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
                 ranks=args.ranks,
                 save_path=args.save,
             )
+            refuse_other_replica(args.resume, save, getattr(args, "replica", None))
         else:
             if not args.incident:
                 raise UserError(
@@ -41,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             check_ranks(args.ranks)
             check_seed(args.seed)
-            loaded = resolve_incident(args.incident)
+            loaded = choose_replica(resolve_incident(args.incident), getattr(args, "replica", None))
     except OptionError as exc:
         raise UserError(str(exc)) from None
     incident = loaded.incident

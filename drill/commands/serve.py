@@ -52,6 +52,7 @@ def play_command(args: argparse.Namespace) -> str:
         ("--speed", args.speed),
         ("--backend", args.backend),
         ("--ranks", args.ranks),
+        ("--replica", getattr(args, "replica", None)),
         ("--save", args.save),
         ("--saves-dir", args.saves_dir),
     ):

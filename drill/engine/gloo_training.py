@@ -26,14 +26,17 @@ class GlooTraining(ReplicaTraining):
         self.timeout = incident.learner_job.process_group_timeout
         self.group = None
         self.real_errors: list[str] = []
-        # The weights as the last group left them: a killed group cannot be asked afterwards.
-        self._last = (0, None, None)
+        # (step, loss, parameters, loss history) as the last group left them: a killed group
+        # cannot be asked afterwards.
+        self._last = (0, None, None, [])
 
-    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> None:
+    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> str | None:
         from replica.distributed import GlooGroup, GroupError
 
         self._stop_group()
-        group = GlooGroup(self.config, ranks, self.run_dir, timeout=self.timeout)
+        # The workers build the same replica from its ref and settings: a learner's own
+        # replica module is imported in each of them.
+        group = GlooGroup(self.replica, ranks, self.run_dir, timeout=self.timeout)
         try:
             group.start(load_step=from_step, verify=verify)
         except GroupError as exc:
@@ -42,14 +45,15 @@ class GlooTraining(ReplicaTraining):
                 raise exc.checkpoint_error from None
             raise
         self.group = group
-        self._last = (group.step_count, None, None)
+        self._last = (group.step_count, None, None, [])
+        return group.last_load_check
 
     def _running(self) -> bool:
         return self.group is not None and self.group.running
 
     def _train_step(self) -> float:
         loss = self.group.step()
-        self._last = (self.group.step_count, loss, None)
+        self._last = (self.group.step_count, loss, None, [])
         return loss
 
     def _trained_step(self) -> int:
@@ -60,8 +64,8 @@ class GlooTraining(ReplicaTraining):
 
     def _final_weights(self):
         if self._running():
-            step, loss, _ = self._last
-            return self.group.step_count, loss, self.group.parameters()
+            step, loss, _, _ = self._last
+            return self.group.step_count, loss, self.group.parameters(), self.group.losses()
         return self._last
 
     def rank_fault(self, job: str, sim_rank: int, sim_world: int, how: str) -> list[str]:
@@ -71,8 +75,8 @@ class GlooTraining(ReplicaTraining):
 
         group = self.group
         rank = replica_rank_for(sim_rank, sim_world, len(group.pids))
-        step, loss, _ = self._last
-        self._last = (group.step_count, loss, group.parameters())
+        step, loss, _, _ = self._last
+        self._last = (group.step_count, loss, group.parameters(), group.losses())
         texts = group.hang_rank(rank) if how == "hang" else group.kill_rank(rank)
         self.group = None  # torn down by the fault: the next attempt relaunches
         self.real_errors.extend(texts)

@@ -3,8 +3,21 @@
 The simulation decides when a step completes, when a checkpoint is written and which one a
 restart loads; this adapter makes each of those real: a real torch step, a real file written
 the way the job's settings say, a real load that fails the way torch fails. It imports the
-replica (and so torch) only when it is built, so nothing that merely plays with the rules pays
-for torch.
+replica (and so torch, and a learner's replica module) only when it is built, so nothing that
+merely plays with the rules pays for torch.
+
+Which replica runs is the learner job's `replica_factory` ("module:factory", or a shipped
+short name; the command line's --replica and the project config fill it in), built with the
+job's `replica:` settings through replica/interface.py, and checked before the night
+(replica/checks.py): a replica that is missing a method, refuses its settings, is not
+deterministic or is too slow for the night raises ReplicaRefused, one line, and the night never
+starts.
+
+What this adapter counts comes from the files, not from the simulation's labels: a checkpoint
+load is hashed as it is read, so "corrupt checkpoint loaded" means the bytes torch loaded were
+not the bytes the manifest vouches for, and "corrupt detected" means a verification refused
+bytes that did not match. The simulation's `condition` argument is for the counting `sim`
+backend only and is ignored here.
 """
 
 from __future__ import annotations
@@ -19,6 +32,9 @@ from drill.engine.temp_dirs import make_temp_dir
 from drill.incident.models import Incident
 from drill.sim.training import LoadOutcome
 
+# Verification results that mean "these bytes are not what was written".
+_BAD_BYTES = ("corrupt", "unverifiable")
+
 
 @dataclass(frozen=True)
 class ReplicaReport:
@@ -29,14 +45,31 @@ class ReplicaReport:
     checkpoints_written: int
     checkpoints_loaded: int
     corrupt_detected: int
+    # Loads whose bytes did not match their manifest (hashed as they were read).
     corrupt_loaded: int
     match: str | None
     rel_l2: float | None
     backend: str = "inprocess"
+    # Which replica ran: its short name or module:factory.
+    replica: str = "addition-gpt"
+    # The loss of every step of the final weights' lineage: loss_curve[k - 1] is step k's.
+    # After a resume from step k it holds the checkpoint's history up to k, then the new steps.
+    loss_curve: tuple[float, ...] = ()
+    # Checkpoints whose bytes verify on disk at the end (real sha256 against the manifest).
+    verified_steps: tuple[int, ...] = ()
+    # The loss curve stored in the newest of those: what a job that is not running still has.
+    verified_loss_curve: tuple[float, ...] = ()
+    # sha256 of the final weights (names, dtypes, shapes, bytes): equal iff bit-identical.
+    weights_sha256: str | None = None
+
+    @property
+    def newest_verified_step(self) -> int | None:
+        return self.verified_steps[-1] if self.verified_steps else None
 
     def to_json(self) -> dict[str, Any]:
         return {
             "backend": self.backend,
+            "replica": self.replica,
             "final_step": self.final_step,
             "final_loss": self.final_loss,
             "baseline_loss": self.baseline_loss,
@@ -47,6 +80,8 @@ class ReplicaReport:
             "corrupt_loaded": self.corrupt_loaded,
             "match": self.match,
             "rel_l2": self.rel_l2,
+            "newest_verified_step": self.newest_verified_step,
+            "weights_sha256": self.weights_sha256,
         }
 
 
@@ -54,6 +89,19 @@ def default_cache_dir() -> Path:
     from drill.saves_dir import saves_dir
 
     return saves_dir() / "cache"
+
+
+def replica_for(incident: Incident):
+    """The learner job's replica, loaded (its factory imported) and checked for the night.
+
+    Raises ReplicaRefused (a ValueError: the command line prints it as one line, exit 2)."""
+    from replica.checks import check_replica
+    from replica.interface import load_replica
+
+    spec = incident.learner_job
+    replica = load_replica(getattr(spec, "replica_factory", None), dict(spec.replica))
+    check_replica(replica, steps=spec.steps)
+    return replica
 
 
 class ReplicaTraining:
@@ -69,18 +117,22 @@ class ReplicaTraining:
         self, incident: Incident, *, cache_dir: Path | None = None, ranks: int | None = None
     ):
         from replica.checkpoint import CheckpointStore
-        from replica.config import ReplicaConfig
 
         spec = incident.learner_job
         self.job = spec.name
         self.job_width = spec.gpus
         self.steps = spec.steps
-        self.config = ReplicaConfig.from_mapping(dict(spec.replica))
+        self.replica = replica_for(incident)
         # The replica's world when the job runs at full width: the baseline's world too.
-        self.full_ranks = ranks or self.config.ranks
+        self.full_ranks = ranks or self.replica.ranks
+        if self.replica.global_batch % self.full_ranks:
+            raise ValueError(
+                f"--ranks {self.full_ranks} must divide the replica's global batch of"
+                f" {self.replica.global_batch}"
+            )
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.run_dir = make_temp_dir(f"drill-{incident.id}-")
-        self.store = CheckpointStore(self.run_dir, config_hash=self.config.config_hash())
+        self.store = CheckpointStore(self.run_dir, config_hash=self.replica.config_hash)
         self.trainer = None
         self.steps_trained = 0
         self.checkpoints_written = 0
@@ -99,19 +151,19 @@ class ReplicaTraining:
         from replica.ranks import replica_world_for
 
         ranks = replica_world_for(
-            world, self.job_width, self.full_ranks, global_batch=self.config.global_batch
+            world, self.job_width, self.full_ranks, global_batch=self.replica.global_batch
         )
         try:
-            self._launch(ranks, from_step, verify)
+            bytes_status = self._launch(ranks, from_step, verify)
         except CheckpointError as exc:
-            if verify and condition != "ok":
+            if verify and exc.status in _BAD_BYTES:
                 self.corrupt_detected += 1
             return LoadOutcome(False, str(exc))
+        poisoned = bytes_status == "corrupt"
         if from_step is not None:
             self.checkpoints_loaded += 1
-            if condition == "corrupt":
-                self.corrupt_loaded += 1
-        return LoadOutcome(True, poisoned=condition == "corrupt")
+            self.corrupt_loaded += poisoned
+        return LoadOutcome(True, poisoned=poisoned)
 
     def step(self, job: str) -> float | None:
         if job != self.job or not self._running():
@@ -142,7 +194,7 @@ class ReplicaTraining:
         if job != self.job:
             return True, ""
         result = self.store.verify(step)
-        if not result.ok and condition != "ok":
+        if result.status in _BAD_BYTES:
             self.corrupt_detected += 1
         return result.ok, result.reason
 
@@ -160,15 +212,45 @@ class ReplicaTraining:
         process to raise anything: the simulation's own signals are all there is."""
         return []
 
+    # -- what is on disk --------------------------------------------------------------------
+
+    def verify_on_disk(self, job: str, step: int) -> bool:
+        """Whether the learner's checkpoint `step` verifies on disk right now (real sha256
+        against its manifest). The score asks; nothing is counted, no learner looked."""
+        if job != self.job:
+            return True
+        from replica.errors import CheckpointError
+
+        try:
+            return self.store.verify(step).ok
+        except CheckpointError:
+            return False
+
+    def verified_checkpoints(self) -> list[int]:
+        """Steps of the learner's checkpoints that verify on disk right now (real sha256
+        against the manifest), oldest first."""
+        return self.store.verified_steps()
+
+    def checkpoint_losses(self, step: int) -> list[float]:
+        """The loss curve recorded in a checkpoint that verifies (losses[k - 1] is step k's)."""
+        state = self.store.load(step, verify=True)
+        return _curve(state.get("losses", []))
+
     # -- how this backend trains (GlooTraining overrides these) ------------------------------
 
-    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> None:
+    def _launch(self, ranks: int, from_step: int | None, verify: bool) -> str | None:
+        """Start training at `ranks`, from scratch or from a checkpoint; returns the hash check
+        status of the checkpoint bytes that were loaded, or None from scratch."""
         from replica.trainer import Trainer
 
-        trainer = Trainer(self.config, ranks)
+        trainer = Trainer(self.replica, ranks)
+        status = None
         if from_step is not None:
-            trainer.load_full_state(self.store.load(from_step, verify=verify))
+            loaded = self.store.read(from_step, verify=verify)
+            trainer.load_full_state(loaded.state)
+            status = loaded.check.status
         self.trainer = trainer
+        return status
 
     def _running(self) -> bool:
         return self.trainer is not None
@@ -183,26 +265,30 @@ class ReplicaTraining:
         self.store.save(self.trainer, atomic=atomic, fail_after_fraction=fail_fraction)
 
     def _final_weights(self):
-        """(step, loss, parameters) of the replica as the night left it."""
+        """(step, loss, parameters, loss history) of the replica as the night left it."""
         if self.trainer is None:
-            return 0, None, None
+            return 0, None, None, []
         loss = self.trainer.losses[-1][1] if self.trainer.losses else None
-        return self.trainer.step, loss, self.trainer.parameters_copy()
+        return self.trainer.step, loss, self.trainer.parameters_copy(), list(self.trainer.losses)
 
     # -- measuring --------------------------------------------------------------------------
 
     def report(self, final_step: int) -> ReplicaReport:
-        from replica.match import match
+        from replica.match import match, weights_digest
 
         verdict = None
         rel = None
         baseline_loss = None
-        step, final_loss, params = self._final_weights()
+        digest = None
+        step, final_loss, params, history = self._final_weights()
+        if params is not None:
+            digest = weights_digest(params)
         if step > 0 and params is not None:
-            baseline = self._baseline()
+            baseline = self._baseline(keep=[step])
             baseline_loss = baseline.losses[step - 1]
-            result = match(params, baseline.weights[step])
+            result = match(params, baseline.weights[step], threshold=self.replica.close_threshold)
             verdict, rel = result.kind, result.rel_l2
+        verified = tuple(self.verified_checkpoints())
         return ReplicaReport(
             final_step=step,
             final_loss=final_loss,
@@ -215,23 +301,33 @@ class ReplicaTraining:
             match=verdict,
             rel_l2=rel,
             backend=self.backend,
+            replica=self.replica.name,
+            loss_curve=tuple(_curve(history)),
+            verified_steps=verified,
+            verified_loss_curve=tuple(self.checkpoint_losses(verified[-1])) if verified else (),
+            weights_sha256=digest,
         )
 
     def baseline_losses(self) -> list[float]:
         """The undisturbed run's loss per step (trained once, then cached on disk)."""
-        return list(self._baseline().losses)
+        return list(self._baseline(keep=()).losses)
 
-    def _baseline(self):
+    def _baseline(self, keep):
         from replica.baseline import load_or_train_baseline
 
         return load_or_train_baseline(
-            self.config,
+            self.replica,
             backend=self.backend,
             world_size=self.full_ranks,
             steps=self.steps,
-            keep_steps=range(self.steps + 1),
+            keep_steps=keep,
             cache_dir=self.cache_dir,
         )
 
     def close(self) -> None:
         shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def _curve(history) -> list[float]:
+    """[(step, loss), ...] as a list indexed by step - 1 (the lineage has every step once)."""
+    return [float(loss) for _, loss in sorted((int(s), float(v)) for s, v in history)]

@@ -183,13 +183,22 @@ def _job_volumes(incident) -> list[tuple[int, str]]:
 
 
 def _replica_settings(loaded: LoadedIncident) -> list[Problem]:
-    """A job's `replica:` block must be a config the replica accepts, or the night fails to start."""
-    from replica.config import ReplicaConfig  # plain dataclasses; torch is not imported
+    """A job's `replica:` block must be settings its replica accepts, or the night fails to start.
+    A shipped replica's settings are checked here (no torch); a learner's own replica checks its
+    settings when the night starts."""
+    from replica.interface import shipped_settings
 
-    known = {name for name in ReplicaConfig.__dataclass_fields__}
     problems = []
     for index, job in enumerate(loaded.incident.jobs):
         loc = ("jobs", index, "replica")
+        try:
+            shipped = shipped_settings(job.replica_factory)
+        except ValueError as exc:  # a short name that is not a shipped replica
+            problems.append(loaded.doc.problem(("jobs", index, "replica_factory"), str(exc)))
+            continue
+        if shipped is None:
+            continue
+        known, check = shipped
         unknown = [key for key in job.replica if key not in known]
         for key in unknown:
             problems.append(
@@ -202,7 +211,7 @@ def _replica_settings(loaded: LoadedIncident) -> list[Problem]:
         if unknown:
             continue
         try:
-            ReplicaConfig.from_mapping(dict(job.replica))
+            check(dict(job.replica))
         except (ValueError, TypeError) as exc:
             problems.append(loaded.doc.problem(loc, str(exc)))
     return problems

@@ -6,6 +6,7 @@ models, so the description is the documentation an instructor sees while typing.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -284,6 +285,10 @@ class Plan(Strict):
     )
 
 
+# module:factory, or a shipped replica's short name (replica/interface.py knows which exist).
+REPLICA_FACTORY = re.compile(r"[a-z][a-z0-9-]*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+
+
 class JobSpec(Strict):
     name: Name = Field(description="job name, used in actions like `status NAME`")
     team: Name = Field("ml", description="the team that owns the job; storage quotas are per team")
@@ -340,6 +345,23 @@ class JobSpec(Strict):
     replica: dict[str, int | float] = Field(
         default_factory=dict, description="replica training settings (layers, width, lr, ...)"
     )
+    replica_factory: str | None = Field(
+        None,
+        max_length=200,
+        description="which replica trains for this job: module:factory (a learner's own, see"
+        " docs/bring-your-replica.md) or a shipped one (addition-gpt, spiral-mlp); default"
+        " addition-gpt. `replica` holds its settings",
+    )
+
+    @field_validator("replica_factory")
+    @classmethod
+    def _replica_factory(cls, value: str | None) -> str | None:
+        if value is not None and not REPLICA_FACTORY.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a replica: write module:factory (for example"
+                " myweek.replica:make) or a shipped one (addition-gpt, spiral-mlp)"
+            )
+        return value
 
 
 class Background(Strict):

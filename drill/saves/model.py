@@ -51,6 +51,12 @@ class Save:
         return self.header.get("ranks")
 
     @property
+    def replica(self) -> str | None:
+        """The replica the night ran (module:factory or a shipped name); None: the default."""
+        replica = self.header.get("replica")
+        return replica if isinstance(replica, str) and replica else None
+
+    @property
     def finished(self) -> bool:
         return self.score is not None
 

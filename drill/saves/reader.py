@@ -47,6 +47,7 @@ HEADER_FIELDS = {
     "backend",
     "ranks",
     "origin",
+    "replica",
 }
 REQUIRED_HEADER = ("type", "format", "incident_id", "incident_sha256", "seed", "backend")
 ACTION_FIELDS = ("type", "n", "time", "end", "text", "accepted", "result")
@@ -168,6 +169,14 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             1,
             f"the header's `ranks` must be a whole number from 1 to {MAX_RANKS}, or null for"
             f" the backend's default; it is {_shown(ranks)}",
+        )
+    replica = record.get("replica")
+    if replica is not None and not (isinstance(replica, str) and 0 < len(replica) <= 200):
+        raise SaveError(
+            path,
+            1,
+            f"the header's `replica` must name a replica (module:factory or a shipped name),"
+            f" or be left out for the default; it is {_shown(replica)}",
         )
     origin = record.get("origin")
     if origin is not None:

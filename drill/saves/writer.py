@@ -45,6 +45,7 @@ class SaveWriter:
         backend,
         ranks=None,
         origin: dict[str, Any] | None = None,
+        replica: str | None = None,
     ) -> SaveWriter:
         path = Path(path)
         header = {
@@ -60,6 +61,9 @@ class SaveWriter:
             "ranks": ranks,
             "origin": origin if origin is not None else current_origin(backend != "sim"),
         }
+        if replica:
+            # Only when it is not the shipped default, so default saves stay as they were.
+            header["replica"] = replica
         fd = create_save_file(path)
         writer = cls(path, fd, lines=0, size=0)
         try:

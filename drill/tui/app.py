@@ -50,6 +50,7 @@ class DrillApp(App[int]):
         paused: bool = False,
         cursor_blink: bool = True,
         config_dir: Path | None = None,
+        replica: str | None = None,
     ) -> None:
         super().__init__()
         from drill.tui.config import config_dir as default_config_dir
@@ -58,6 +59,9 @@ class DrillApp(App[int]):
         self.config_folder = Path(config_dir) if config_dir else default_config_dir()
         self.config = load_config(self.config_folder)
         self.loaded = loaded
+        # The replica a new night trains (--replica or the project's); a resumed night keeps
+        # the one its save ran.
+        self.replica = replica
         self.seed = seed
         self.backend = backend
         self.ranks = ranks
@@ -146,8 +150,11 @@ class DrillApp(App[int]):
 
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
         """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
+        from drill.replica_choice import with_replica
         from drill.tui.screens.briefing import BriefingScreen
 
+        if resume is None:
+            loaded = with_replica(loaded, self.replica)
         incident = loaded.incident
         spec = NightSpec(
             loaded=loaded,

@@ -184,12 +184,30 @@ def _check_port(port: int) -> None:
 
 
 def _rebuild_checkpoint_error(reply: tuple[Any, ...]) -> CheckpointError:
-    _, kind, reason, file, err_no, _text = reply
+    _, kind, reason, file, err_no, _text, status = reply
     if kind == "CheckpointWriteError":
         return CheckpointWriteError(reason, file=file, errno=err_no)
     if kind == "ConfigMismatchError":
-        return ConfigMismatchError(reason, file=file)
-    return CheckpointError(reason, file=file)
+        return ConfigMismatchError(reason, file=file, status=status)
+    return CheckpointError(reason, file=file, status=status)
+
+
+def _replica_spec(replica: Any) -> tuple[dict[str, Any], int]:
+    """(plain spec for the workers, global batch) of a LoadedReplica or a ReplicaConfig.
+
+    A ReplicaConfig is the shipped GPT; it needs no import of the replica's code here, so the
+    launcher stays free of torch for it."""
+    if isinstance(replica, ReplicaConfig):
+        from replica.interface import DEFAULT_REF
+
+        spec = {"ref": DEFAULT_REF, "settings": replica.to_dict(), "config_hash": None}
+        return spec, replica.global_batch
+    spec = getattr(replica, "spec", None)
+    if not callable(spec):
+        raise TypeError(
+            f"expected a LoadedReplica or a ReplicaConfig, got {type(replica).__name__}"
+        )
+    return spec(), int(replica.global_batch)
 
 
 class GlooGroup:
@@ -202,7 +220,7 @@ class GlooGroup:
 
     def __init__(
         self,
-        config: ReplicaConfig,
+        replica: Any,
         world: int,
         run_dir: str | os.PathLike[str],
         *,
@@ -212,7 +230,9 @@ class GlooGroup:
         log_dir: str | os.PathLike[str] | None = None,
         faults: Mapping[int, str] | None = None,
     ) -> None:
-        """timeout: the process group timeout in wall seconds (how long a collective waits for
+        """replica: a LoadedReplica (replica/interface.py) or a ReplicaConfig (the shipped GPT);
+        the workers build it again from its ref and settings, so a learner's replica runs in
+        them too. timeout: the process group timeout in wall seconds (how long a collective waits for
         a silent peer). start_timeout: how long start() waits for every worker to be ready.
         port: the rendezvous port on 127.0.0.1 (default: a free one, chosen at each start).
         log_dir: where each worker's stdout and stderr go (default: run_dir / "logs").
@@ -221,8 +241,9 @@ class GlooGroup:
         """
         if isinstance(world, bool) or not isinstance(world, int) or world < 1:
             raise ValueError(f"world must be a positive integer, got {world!r}")
-        if config.global_batch % world:
-            raise ValueError(f"world size {world} must divide global batch {config.global_batch}")
+        spec, global_batch = _replica_spec(replica)
+        if global_batch % world:
+            raise ValueError(f"world size {world} must divide global batch {global_batch}")
         if not timeout > 0 or not start_timeout > 0:
             raise ValueError("timeout and start_timeout must be positive")
         if port is not None and not 0 < port < 65536:
@@ -234,7 +255,8 @@ class GlooGroup:
                     f"fault {name!r} for rank {rank}: known faults are "
                     f"{', '.join(worker_module.START_FAULTS)} on ranks 0..{world - 1}"
                 )
-        self.config = config
+        self.replica = replica
+        self._spec = spec
         self.world = world
         self.run_dir = Path(run_dir)
         self.log_dir = Path(log_dir) if log_dir is not None else self.run_dir / "logs"
@@ -247,6 +269,9 @@ class GlooGroup:
         self._step = 0
         self._running = False
         self._busy = False
+        # The sha256 check of the bytes the last load read (rank 0's; every rank reads the
+        # same file): "ok", "corrupt", "unverifiable", "missing" or "foreign". None: no load.
+        self.last_load_check: str | None = None
 
     # ----- properties -------------------------------------------------------------------
 
@@ -284,6 +309,7 @@ class GlooGroup:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self._step = 0
+        self.last_load_check = None
         deadline = time.monotonic() + self.start_timeout
         atexit.register(self.stop)
         ctx = mp.get_context("spawn")
@@ -296,7 +322,7 @@ class GlooGroup:
                     "world": self.world,
                     "port": port,
                     "timeout": self.timeout,
-                    "config": self.config.to_dict(),
+                    "replica": self._spec,
                     "run_dir": str(self.run_dir),
                     "log_path": str(self.log_path(rank)),
                     "parent_pid": os.getpid(),
@@ -348,6 +374,7 @@ class GlooGroup:
                 self._abort()
                 raise GroupError(f"ranks loaded different steps: {sorted(steps)}")
             self._step = steps.pop()
+            self.last_load_check = out.replies[0][2]
             return
         texts = [f"[rank {r}] {m[5]}" for r, m in sorted(failed.items())] + out.tagged_errors()
         ckpt_error = _rebuild_checkpoint_error(failed[min(failed)]) if failed else None
@@ -413,6 +440,12 @@ class GlooGroup:
 
         out = self._ask([0], ("params",), "params", "parameters")
         return torch.load(io.BytesIO(out.replies[0][1]), map_location="cpu", weights_only=True)
+
+    def losses(self) -> list[tuple[int, float]]:
+        """Rank 0's loss history, (step, loss) for every step of this run's lineage: the steps
+        it trained and, after a resume, the ones recorded in the checkpoint it loaded."""
+        out = self._ask([0], ("losses",), "losses", "losses")
+        return [(int(s), float(v)) for s, v in out.replies[0][1]]
 
     def digests(self) -> list[str]:
         """sha256 of every rank's parameters, by rank: all equal while the ranks agree."""

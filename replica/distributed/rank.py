@@ -6,8 +6,8 @@ RankTrainer is a Trainer, so model, optimizer, full_state() and load_full_state(
 in-process ones: a checkpoint written by a rank loads into an in-process Trainer and the other
 way round. Only train_step differs. One step on rank r of W:
 
-1. the rank generates only its own shard of the global batch (replica.data.rank_batch, a pure
-   function of seed, step, rank and world);
+1. the rank generates only its own shard of the global batch (the replica's `batch` for the
+   rank's contiguous slice, a pure function of seed, step, rank and world);
 2. forward and backward over the shard in micro-batches (parallel.rank_backward, with the same
    micro-batch size the in-process trainer uses, so the global batch is kept);
 3. all rank gradients flattened into one buffer and summed with one dist.all_reduce;
@@ -35,15 +35,16 @@ import torch.distributed as dist
 
 from replica import parallel
 from replica.config import ReplicaConfig
-from replica.data import rank_batch
+from replica.data import shard_bounds
+from replica.interface import LoadedReplica
 from replica.trainer import Trainer
 
 
 class RankTrainer(Trainer):
     """The Trainer of one rank in an initialized default process group."""
 
-    def __init__(self, config: ReplicaConfig, world_size: int, rank: int) -> None:
-        super().__init__(config, world_size)
+    def __init__(self, replica: LoadedReplica | ReplicaConfig, world_size: int, rank: int) -> None:
+        super().__init__(replica, world_size)
         if not 0 <= rank < world_size:
             raise ValueError(f"rank {rank} is outside a world of {world_size}")
         self.rank = rank
@@ -58,8 +59,11 @@ class RankTrainer(Trainer):
         params = list(self.model.parameters())
         for p in params:
             p.grad = None
-        inputs, targets = rank_batch(self.config, self.step, self.rank, self.world_size)
-        rank_loss = parallel.rank_backward(self.model, params, inputs, targets, self.micro_batch)
+        start, stop = shard_bounds(self.replica.global_batch, self.rank, self.world_size)
+        shard = self.replica.batch(self.step, start, stop)
+        rank_loss = parallel.rank_backward(
+            self.replica, self.model, params, shard, self.micro_batch
+        )
         flat, grads = self._flat_grads()
         # One collective for all gradients: the sum over ranks, in gloo's order.
         dist.all_reduce(flat, op=dist.ReduceOp.SUM)
@@ -70,7 +74,7 @@ class RankTrainer(Trainer):
         parallel.finish_mean(params, summed, self.world_size)
         gathered = [torch.zeros(1, dtype=torch.float64) for _ in range(self.world_size)]
         dist.all_gather(gathered, torch.tensor([rank_loss], dtype=torch.float64))
-        self.optimizer.step()
+        self.optimizer_step()
         self.step += 1
         loss_sum = 0.0
         for value in gathered:  # rank order, as the in-process trainer adds them

@@ -39,7 +39,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--config-json",
         default="{}",
-        help="replica config fields as JSON, e.g. '{\"seed\": 1}'; unknown keys are refused",
+        help="replica settings as JSON, e.g. '{\"seed\": 1}'; unknown keys are refused",
+    )
+    p.add_argument(
+        "--replica",
+        default=None,
+        help="module:factory of the replica to train (default: the shipped addition GPT)",
     )
     p.add_argument("--timeout", type=float, default=60.0, help="process group timeout in seconds")
     p.add_argument("--save-every", type=int, default=0, help="also save every N steps (0: no)")
@@ -72,13 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     import torch.distributed as dist
 
     from replica.checkpoint import CheckpointStore
-    from replica.config import ReplicaConfig
     from replica.determinism import configure_determinism
     from replica.distributed.rank import RankTrainer
+    from replica.interface import load_replica
 
-    config = ReplicaConfig.from_mapping(json.loads(args.config_json))
     configure_determinism()
-    trainer = RankTrainer(config, world, rank)
+    replica = load_replica(args.replica, json.loads(args.config_json))
+    trainer = RankTrainer(replica, world, rank)
     dist.init_process_group("gloo", timeout=timedelta(seconds=args.timeout))
     store = CheckpointStore(args.out, config_hash=trainer.config_hash)
     if args.resume:

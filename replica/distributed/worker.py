@@ -8,7 +8,9 @@ Start-up, in order (each step reported to the parent so a stuck worker can be na
     1. prctl(PR_SET_PDEATHSIG, SIGKILL) on Linux, then check the parent is still the one that
        spawned us (it may have died before the prctl); SIGINT ignored (the parent decides);
        stdout and stderr redirected to the rank's log file       -> ("alive", pid)
-    2. import torch, configure determinism, build model and optimizer -> ("built",)
+    2. import torch, configure determinism, load the replica named in the spec (its factory's
+       module is imported here: a learner's replica runs in the workers too), build the
+       model and optimizer                                      -> ("built",)
     3. wait for ("init",) from the parent, which sends it once every rank is built, so the
        rendezvous timeout is not spent on another rank's slow torch import
     4. a TCPStore on 127.0.0.1:PORT (rank 0 serves it from a socket bound to 127.0.0.1),
@@ -17,8 +19,11 @@ Start-up, in order (each step reported to the parent so a stuck worker can be na
 Commands and replies after that:
     ("step",)                          -> ("stepped", step, loss)
     ("save", atomic, fail_after)       -> ("saved", step, record)  | ("failed", kind, ...)
-    ("load", step, verify, load_opt)   -> ("loaded", step)         | ("failed", kind, ...)
+    ("load", step, verify, load_opt)   -> ("loaded", step, status) | ("failed", kind, ...)
+                                          status: the sha256 check of the bytes it read
+                                          ("ok", "corrupt", "unverifiable", "foreign")
     ("params",)                        -> ("params", torch.save bytes of the parameters)
+    ("losses",)                        -> ("losses", [[step, loss], ...] of this run's history)
     ("digest",)                        -> ("digest", sha256 of the parameters)
     ("hang",)                          -> nothing, ever: blocks forever, joins no collective
     ("stop",)                          -> ("stopped",), destroy_process_group, exit 0
@@ -89,8 +94,9 @@ def _failed(exc: BaseException) -> tuple[Any, ...]:
             exc.file,
             getattr(exc, "errno", None),
             _text(exc),
+            exc.status,
         )
-    return ("failed", "CheckpointError", _text(exc), None, None, _text(exc))
+    return ("failed", "CheckpointError", _text(exc), None, None, _text(exc), None)
 
 
 def _fatal(conn: Any, exc: BaseException) -> None:
@@ -124,13 +130,13 @@ def main(conn: Any, spec: dict[str, Any]) -> None:
         t0 = time.monotonic()
         import torch.distributed as dist
 
-        from replica.config import ReplicaConfig
         from replica.determinism import configure_determinism
         from replica.distributed.rank import RankTrainer
+        from replica.interface import load_replica
 
         configure_determinism()
-        config = ReplicaConfig.from_mapping(spec["config"])
-        trainer = RankTrainer(config, spec["world"], rank)
+        replica = load_replica(**spec["replica"])
+        trainer = RankTrainer(replica, spec["world"], rank)
         print(f"imported torch and built the model in {time.monotonic() - t0:.2f} s", flush=True)
         conn.send(("built",))
         msg = conn.recv()
@@ -206,15 +212,17 @@ def _serve(conn: Any, trainer: Any, spec: dict[str, Any]) -> None:
             elif cmd == "load":
                 _, step, verify, load_optimizer = msg
                 try:
-                    state = store.load(step, verify=verify)
-                    trainer.load_full_state(state, load_optimizer=load_optimizer)
+                    loaded = store.read(step, verify=verify)
+                    trainer.load_full_state(loaded.state, load_optimizer=load_optimizer)
                 except Exception as exc:
                     traceback.print_exc()
                     conn.send(_failed(exc))
                 else:
-                    conn.send(("loaded", trainer.step))
+                    conn.send(("loaded", trainer.step, loaded.check.status))
             elif cmd == "params":
                 conn.send(("params", trainer.parameters_bytes()))
+            elif cmd == "losses":
+                conn.send(("losses", [[s, float(v)] for s, v in trainer.losses]))
             elif cmd == "digest":
                 conn.send(("digest", trainer.parameters_digest()))
             elif cmd == "hang":

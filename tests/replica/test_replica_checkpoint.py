@@ -272,3 +272,91 @@ def test_leftover_temp_files_are_not_checkpoints(store: CheckpointStore, trainer
     (store.run_dir / ".step-000010.pt.tmp-1-1").write_bytes(b"half")
     store.save(trainer)
     assert [r.step for r in store.list()] == [3]
+
+
+def test_a_load_says_whether_the_bytes_it_loaded_match_the_manifest(
+    store: CheckpointStore, trainer: Trainer
+) -> None:
+    store.save(trainer)
+    clean = store.read(3, verify=False)
+    assert clean.check.status == "ok" and clean.bytes_match_manifest
+    assert _equal(clean.state["model"], dict(trainer.model.state_dict()))
+    store.corrupt(3, seed=1)
+    # Without verify the flipped file loads, and the read says so from its own bytes.
+    flipped = store.read(3, verify=False)
+    assert flipped.check.status == "corrupt" and not flipped.bytes_match_manifest
+    assert "sha256 mismatch" in flipped.check.reason
+    assert not _equal(flipped.state["model"], dict(trainer.model.state_dict()))
+    # With verify it is refused, and the error carries what the hash check found.
+    with pytest.raises(CheckpointError) as refused:
+        store.read(3, verify=True)
+    assert refused.value.status == "corrupt"
+
+
+def test_a_load_with_no_manifest_is_unverifiable_not_corrupt(
+    store: CheckpointStore, trainer: Trainer
+) -> None:
+    store.save(trainer)
+    (store.run_dir / "step-000003.manifest.json").unlink()
+    loaded = store.read(3, verify=False)
+    assert loaded.check.status == "unverifiable" and not loaded.bytes_match_manifest
+    with pytest.raises(CheckpointError) as refused:
+        store.read(3, verify=True)
+    assert refused.value.status == "unverifiable"
+
+
+def test_which_checkpoints_verify_on_disk_right_now(
+    store: CheckpointStore, trainer: Trainer
+) -> None:
+    for _ in range(4):
+        trainer.train(1)
+        store.save(trainer)  # steps 4, 5, 6, 7
+    trainer.train(1)
+    with pytest.raises(CheckpointWriteError):
+        store.save(trainer, atomic=False, fail_after_fraction=0.5)  # step 8: torn, no manifest
+    store.corrupt(7, seed=2)
+    data = (store.run_dir / "step-000005.pt").read_bytes()
+    (store.run_dir / "step-000005.pt").write_bytes(data[:-10])  # cut short under its manifest
+    assert [r.step for r in store.list()] == [4, 5, 6, 7, 8]
+    assert store.verified_steps() == [4, 6]
+    store.rm(6)
+    assert store.verified_steps() == [4]
+
+
+def test_corrupt_skips_integer_buffers_and_still_flips_weights(tmp_path: Path) -> None:
+    # A learner's model may hold integer buffers (a counter, say): they are not weights, and
+    # corrupt() flips only float32 weights, still silently loadable.
+    from replica.interface import LoadedReplica
+
+    class WithCounter:
+        global_batch, ranks, name = 4, 2, "counter"
+
+        def build_model(self):
+            model = torch.nn.Linear(2, 1)
+            model.register_buffer("seen", torch.zeros((), dtype=torch.int64))
+            with torch.no_grad():
+                model.weight.copy_(torch.tensor([[0.5, -0.25]]))
+                model.bias.zero_()
+            return model
+
+        def make_optimizer(self, model):
+            return torch.optim.SGD(model.parameters(), lr=0.1)
+
+        def batch(self, step, start, stop):
+            x = torch.arange(start, stop, dtype=torch.float32).view(-1, 1).repeat(1, 2) / 4
+            return x, x[:, :1]
+
+        def loss(self, model, batch):
+            x, y = batch
+            return ((model(x) - y) ** 2).mean()
+
+    replica = LoadedReplica("tests.replica.learner_replicas:tiny", {}, WithCounter())
+    trainer = Trainer(replica)
+    trainer.train(2)
+    store = CheckpointStore(tmp_path / "run", config_hash=replica.config_hash)
+    store.save(trainer)
+    store.corrupt(2, seed=0, count=2)
+    loaded = store.read(2, verify=False)
+    assert loaded.check.status == "corrupt"
+    assert torch.equal(loaded.state["model"]["seen"], trainer.model.state_dict()["seen"])
+    assert not _equal(loaded.state["model"], dict(trainer.model.state_dict()))

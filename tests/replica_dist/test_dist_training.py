@@ -109,3 +109,31 @@ def test_gloo_baseline_is_the_in_process_baseline_at_two_ranks(tmp_path) -> None
     )
     assert again.cached and time.monotonic() - t0 < 2.0  # no processes started
     assert _equal(again.weights[5], gloo.weights[5])
+
+
+def test_workers_run_a_learners_replica_and_hash_what_they_load(tmp_path, groups) -> None:
+    # The workers get the replica's module:factory and settings, import it themselves and
+    # train it: two ranks of a learner's replica are its in-process run, bit for bit.
+    from replica.interface import load_replica
+
+    replica = load_replica("tests.replica.learner_replicas:tiny", {"hidden": 6})
+    g = groups(replica, 2, tmp_path / "run", timeout=10)
+    g.start()
+    losses = [g.step() for _ in range(4)]
+    ref = Trainer(replica, 2)
+    assert losses == ref.train(4)
+    assert _equal(g.parameters(), ref.parameters_copy())
+    assert g.losses() == ref.losses
+    g.save()
+    g.stop()
+
+    # A load without verify reports what its bytes were: a clean file "ok", a flipped one
+    # "corrupt", though it loads all the same.
+    store = CheckpointStore(tmp_path / "run", config_hash=replica.config_hash)
+    g.start(load_step=4, verify=False)
+    assert g.last_load_check == "ok" and g.step_count == 4
+    g.stop()
+    store.corrupt(4, seed=3)
+    g.start(load_step=4, verify=False)
+    assert g.last_load_check == "corrupt" and g.step_count == 4
+    assert not _equal(g.parameters(), ref.parameters_copy())

@@ -1,0 +1,323 @@
+"""The replica interface: what a training job must provide so the game can run it.
+
+The game never looks inside a replica. The trainer, the checkpoint store, `match`, the baseline,
+both backends (in-process and gloo workers) and the score reach it only through the names below,
+so a learner's own torch job fills the same slot as the shipped one. docs/bring-your-replica.md
+is the guide; this module is the contract.
+
+A *factory* is a callable named as "module:attribute" (for example "myweek.replica:make"). The
+game calls it with the job's settings (a plain dict from the incident's `replica:` block) and
+gets back an object with:
+
+    global_batch: int          samples in one step, over all ranks
+    ranks: int                 data-parallel ranks of the undisturbed run; divides global_batch
+    build_model() -> torch.nn.Module
+        the same initial weights every call (draw from a torch.Generator seeded from the
+        settings, never from the global RNG)
+    make_optimizer(model) -> torch.optim.Optimizer
+    batch(step, start, stop) -> tuple of tensors
+        samples start..stop-1 of the global batch of `step`, each tensor with stop - start rows;
+        every sample a pure function of (seed, step, sample index), whoever asks for it
+    loss(model, batch) -> 0-dim tensor
+        the mean over the batch's samples of a per-sample loss, so the mean of equal-sized
+        micro-batch losses is the loss of the whole batch
+
+and optionally:
+
+    name: str                  shown in the game (default: the factory's name)
+    seed: int                  recorded in checkpoints' data cursor
+    settings: dict             the settings it actually used (defaults filled in); part of its
+                               identity, so the baseline cache never mixes two configurations
+    version: str               bump it when the math changes and the source digest would not
+    close_threshold: float     relative L2 under which `match` says "close" (default 1e-2)
+    config_hash() -> str       its own identity hash (the shipped GPT keeps its config hash)
+
+A factory may raise ValueError for bad settings; the message should name the setting and the
+bound (replica.settings has a helper). Nothing here imports torch: the factory's module is
+imported only when load_replica is called, which the game does only when a replica backend
+starts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from replica.errors import ReplicaRefused
+
+# The shipped replicas, by the short names the command line accepts.
+BUILTIN = {
+    "addition-gpt": "replica.gpt:make_replica",
+    "spiral-mlp": "replica.spiral_mlp:make_replica",
+}
+DEFAULT_REF = BUILTIN["addition-gpt"]
+DEFAULT_CLOSE_THRESHOLD = 1e-2
+
+REQUIRED_METHODS = {
+    "build_model": "build_model() returning the torch model",
+    "make_optimizer": "make_optimizer(model) returning a torch optimizer",
+    "batch": "batch(step, start, stop) returning a tuple of tensors",
+    "loss": "loss(model, batch) returning the mean loss as a 0-dim tensor",
+}
+REQUIRED_NUMBERS = {
+    "global_batch": "samples per step over all ranks",
+    "ranks": "data-parallel ranks of the undisturbed run",
+}
+IDENTITY_SCHEMA = 1
+
+_REF_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*$")
+
+
+def canonical_ref(ref: str | None) -> str:
+    """A short name ("spiral-mlp") or "module:factory" as the one spelling the game keys on."""
+    if ref is None or ref == "":
+        return DEFAULT_REF
+    ref = str(ref).strip()
+    if ref in BUILTIN:
+        return BUILTIN[ref]
+    if not _REF_RE.match(ref):
+        raise ReplicaRefused(
+            f"replica {ref!r} is not a factory name: write module:factory (for example"
+            f" myweek.replica:make) or one of {', '.join(sorted(BUILTIN))}"
+        )
+    return ref
+
+
+def short_name(ref: str) -> str:
+    """The built-in short name of a ref, or the ref itself."""
+    for name, full in BUILTIN.items():
+        if full == ref:
+            return name
+    return ref
+
+
+def resolve_factory(ref: str) -> Any:
+    """Import the factory's module and return the callable. Imports the learner's code."""
+    ref = canonical_ref(ref)
+    module_name, _, attr = ref.partition(":")
+    _importable_from_here()
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise ReplicaRefused(
+                f"replica {ref}: no module named {module_name!r} (run drill from the folder"
+                " that holds it, or install it into this environment)"
+            ) from None
+        raise ReplicaRefused(
+            f"replica {ref}: importing {module_name} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    except Exception as exc:
+        raise ReplicaRefused(
+            f"replica {ref}: importing {module_name} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    factory = getattr(module, attr, None)
+    if factory is None:
+        raise ReplicaRefused(f"replica {ref}: module {module_name} has no {attr!r}")
+    if not callable(factory):
+        raise ReplicaRefused(
+            f"replica {ref}: {attr} is not callable, it is a {type(factory).__name__}"
+        )
+    return factory
+
+
+def _importable_from_here() -> None:
+    """Let a module in the folder drill runs from be imported, as `python -m` would.
+
+    The `drill` console script's sys.path starts with its own bin folder, not the current one.
+    Appended, not prepended: a learner's file never shadows an installed package. Worker
+    processes inherit sys.path from the parent, so they find the same module."""
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
+
+
+def load_replica(
+    ref: str | None = None,
+    settings: Mapping[str, Any] | None = None,
+    *,
+    config_hash: str | None = None,
+) -> LoadedReplica:
+    """Build the replica a ref names with these settings, and check it has every method.
+
+    config_hash, when given, is the identity to use instead of computing it: a worker process
+    takes its parent's (spec()), so every rank of a night agrees on it even if a source file
+    changed on disk since the parent loaded the replica.
+
+    Raises ReplicaRefused with one line naming the replica and what is wrong: a ref that does
+    not import, settings the factory refuses, a missing method or attribute.
+    """
+    ref = canonical_ref(ref)
+    given = _plain(dict(settings or {}), ref)
+    factory = resolve_factory(ref)
+    try:
+        impl = factory(dict(given))
+    except (ValueError, TypeError) as exc:
+        raise ReplicaRefused(f"replica {short_name(ref)}: {exc}") from exc
+    return LoadedReplica(ref, given, impl, config_hash=config_hash)
+
+
+class LoadedReplica:
+    """A learner's (or a shipped) replica object as the game uses it: checked, with an identity.
+
+    `spec()` is the plain data a worker process needs to build the same replica again.
+    """
+
+    def __init__(
+        self,
+        ref: str,
+        settings: Mapping[str, Any],
+        impl: Any,
+        *,
+        config_hash: str | None = None,
+    ) -> None:
+        self.ref = canonical_ref(ref)
+        self.impl = impl
+        check_interface(impl, short_name(self.ref))
+        self.global_batch = int(impl.global_batch)
+        self.ranks = int(impl.ranks)
+        if self.global_batch < 1 or self.ranks < 1 or self.global_batch % self.ranks:
+            raise ReplicaRefused(
+                f"replica {short_name(self.ref)}: ranks {self.ranks} must be at least 1 and divide"
+                f" global_batch {self.global_batch} (each rank takes an equal shard)"
+            )
+        own = getattr(impl, "settings", None)
+        self.given_settings = dict(settings)
+        self.settings = _plain(dict(own), self.ref) if isinstance(own, Mapping) else dict(settings)
+        self.name = str(getattr(impl, "name", None) or short_name(self.ref))
+        seed = getattr(impl, "seed", None)
+        self.seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+        threshold = getattr(impl, "close_threshold", DEFAULT_CLOSE_THRESHOLD)
+        if not isinstance(threshold, int | float) or not 0 < threshold < 1:
+            raise ReplicaRefused(
+                f"replica {self.name}: close_threshold must be a number between 0 and 1,"
+                f" got {threshold!r}"
+            )
+        self.close_threshold = float(threshold)
+        self.config_hash = config_hash or self._identity_hash()
+
+    # The four calls the trainer makes. Thin on purpose: no per-step overhead worth measuring.
+    def build_model(self) -> Any:
+        return self.impl.build_model()
+
+    def make_optimizer(self, model: Any) -> Any:
+        return self.impl.make_optimizer(model)
+
+    def batch(self, step: int, start: int, stop: int) -> tuple[Any, ...]:
+        out = self.impl.batch(step, start, stop)
+        if isinstance(out, tuple):
+            return out
+        return tuple(out) if isinstance(out, list) else (out,)
+
+    def loss(self, model: Any, batch: tuple[Any, ...]) -> Any:
+        return self.impl.loss(model, batch)
+
+    def spec(self) -> dict[str, Any]:
+        """Plain data (crosses a process spawn): load_replica(**spec) builds the same replica,
+        with this one's identity."""
+        return {
+            "ref": self.ref,
+            "settings": dict(self.given_settings),
+            "config_hash": self.config_hash,
+        }
+
+    def identity(self) -> dict[str, Any]:
+        """What makes two replicas the same run: the factory, its settings and its code."""
+        return {
+            "ref": self.ref,
+            "settings": self.settings,
+            "version": getattr(self.impl, "version", None),
+            "source": source_digest(self.ref),
+        }
+
+    def _identity_hash(self) -> str:
+        own = getattr(self.impl, "config_hash", None)
+        if callable(own):
+            value = own()
+            if not isinstance(value, str) or not value:
+                raise ReplicaRefused(f"replica {self.name}: config_hash() must return a string")
+            return value
+        doc = {"schema": IDENTITY_SCHEMA, **self.identity()}
+        text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def __repr__(self) -> str:
+        return f"LoadedReplica({self.ref!r}, {self.given_settings!r})"
+
+
+def check_interface(impl: Any, name: str) -> None:
+    """Every method and number the game calls, or one line saying what is missing."""
+    missing = [
+        f"{attr} ({what})"
+        for attr, what in REQUIRED_METHODS.items()
+        if not callable(getattr(impl, attr, None))
+    ]
+    for attr, what in REQUIRED_NUMBERS.items():
+        value = getattr(impl, attr, None)
+        if isinstance(value, bool) or not isinstance(value, int):
+            missing.append(f"{attr} (an int: {what})")
+    if missing:
+        raise ReplicaRefused(
+            f"replica {name} is missing {', '.join(missing)}; see docs/bring-your-replica.md"
+        )
+
+
+def source_digest(ref: str) -> str:
+    """sha256 over the factory module's source, and its package folder's other .py files.
+
+    Part of a replica's identity, so editing the model between two nights retrains the
+    baseline instead of comparing against a stale one. A module that is not a file (built in,
+    zipped) has no digest here; its `version` attribute then carries the identity.
+    """
+    module = sys.modules.get(canonical_ref(ref).partition(":")[0])
+    path = getattr(module, "__file__", None)
+    if not path:
+        return ""
+    here = Path(path)
+    package = getattr(module, "__package__", "") or ""
+    files = sorted(here.parent.glob("*.py")) if package else [here]
+    digest = hashlib.sha256()
+    for file in files:
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        digest.update(file.name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+def _plain(settings: dict[str, Any], ref: str) -> dict[str, Any]:
+    """Settings must be plain JSON data: they are hashed and sent to worker processes."""
+    try:
+        text = json.dumps(settings, sort_keys=True, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ReplicaRefused(
+            f"replica {short_name(ref)}: settings must be plain numbers, strings, lists and"
+            f" tables ({exc})"
+        ) from None
+    return json.loads(text)
+
+
+def shipped_settings(ref: str | None) -> tuple[set[str], Any] | None:
+    """(known setting names, a checker that raises ValueError) for a shipped replica, without
+    torch; None for a learner's replica, whose factory checks its settings when the night
+    starts (importing it here would import the learner's code and torch)."""
+    ref = canonical_ref(ref)
+    if ref == BUILTIN["addition-gpt"]:
+        import dataclasses
+
+        from replica.config import ReplicaConfig
+
+        return {f.name for f in dataclasses.fields(ReplicaConfig)}, ReplicaConfig.from_mapping
+    if ref == BUILTIN["spiral-mlp"]:
+        from replica.spiral_mlp import SETTINGS, check_settings
+
+        return {s.name for s in SETTINGS}, check_settings
+    return None

@@ -1,0 +1,148 @@
+"""Replicas a learner might bring, good and bad, for the tests: each is a factory the game can
+be pointed at with `--replica tests.replica.learner_replicas:NAME`.
+
+Each bad one breaks exactly one rule of replica/interface.py, so each test names the rule."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+class Tiny:
+    """A small, correct replica: a 2-layer MLP fitting sin(2x) from seeded points."""
+
+    name = "tiny-sine"
+    global_batch = 16
+    ranks = 4
+    seed = 0
+
+    def __init__(self, settings):
+        self.settings = {"hidden": int(settings.get("hidden", 8))}
+
+    def build_model(self):
+        gen = torch.Generator().manual_seed(self.seed)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(1, self.settings["hidden"]),
+            torch.nn.Tanh(),
+            torch.nn.Linear(self.settings["hidden"], 1),
+        )
+        with torch.no_grad():
+            for p in model.parameters():
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.5)
+        return model
+
+    def make_optimizer(self, model):
+        return torch.optim.AdamW(model.parameters(), lr=0.01)
+
+    def batch(self, step, start, stop):
+        gen = torch.Generator().manual_seed(self.seed * 1_000_003 + step)
+        x = torch.rand(self.global_batch, 1, generator=gen) * 4 - 2
+        return x[start:stop], torch.sin(2 * x)[start:stop]
+
+    def loss(self, model, batch):
+        x, y = batch
+        return F.mse_loss(model(x), y)
+
+
+def tiny(settings):
+    return Tiny(settings)
+
+
+class UnseededInit(Tiny):
+    """Initial weights from the global RNG: every build is different."""
+
+    def build_model(self):
+        model = super().build_model()
+        with torch.no_grad():
+            for p in model.parameters():
+                p.add_(torch.randn(p.shape) * 0.1)
+        return model
+
+
+def unseeded_init(settings):
+    return UnseededInit(settings)
+
+
+class NoisyData(Tiny):
+    """Data drawn from Python's global random: the same step gives other samples each time."""
+
+    def batch(self, step, start, stop):
+        x = torch.tensor([[random.uniform(-2, 2)] for _ in range(stop - start)])
+        return x, torch.sin(2 * x)
+
+
+def noisy_data(settings):
+    return NoisyData(settings)
+
+
+class NoLoss:
+    """Everything but the loss (and the numbers the game needs are there)."""
+
+    global_batch = 16
+    ranks = 4
+
+    def __init__(self, settings):
+        self.inner = Tiny(settings)
+
+    def build_model(self):
+        return self.inner.build_model()
+
+    def make_optimizer(self, model):
+        return self.inner.make_optimizer(model)
+
+    def batch(self, step, start, stop):
+        return self.inner.batch(step, start, stop)
+
+
+def no_loss(settings):
+    return NoLoss(settings)
+
+
+class Slow(Tiny):
+    """Correct, but each micro-batch's loss takes a quarter of a second."""
+
+    def loss(self, model, batch):
+        time.sleep(0.25)
+        return super().loss(model, batch)
+
+
+def slow(settings):
+    return Slow(settings)
+
+
+class Picky(Tiny):
+    """Checks its own settings and names the bound, as replica/settings.py helps to."""
+
+    def __init__(self, settings):
+        from replica.settings import Setting, read_settings
+
+        self.settings = read_settings(settings, (Setting("hidden", 8, 1, 64, "units"),))
+
+
+def picky(settings):
+    return Picky(settings)
+
+
+class HiddenState(Tiny):
+    """Keeps a counter on the model that the checkpoint does not hold: fresh runs agree, a
+    resumed run does not."""
+
+    def build_model(self):
+        model = super().build_model()
+        model.calls = 0
+        return model
+
+    def loss(self, model, batch):
+        model.calls += 1
+        return super().loss(model, batch) * (1.0 + 0.01 * model.calls)
+
+
+def hidden_state(settings):
+    return HiddenState(settings)
+
+
+NOT_A_FACTORY = 42

@@ -1,0 +1,162 @@
+"""The replica interface: the shipped GPT is one implementation, the spiral MLP another, and a
+learner's replica is refused before the night, in one line, when it breaks a rule."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from replica.checks import check_replica
+from replica.config import ReplicaConfig
+from replica.errors import ReplicaRefused
+from replica.interface import BUILTIN, DEFAULT_REF, canonical_ref, load_replica
+from replica.match import match
+from replica.trainer import Trainer
+
+HERE = "tests.replica.learner_replicas"
+
+
+def _equal(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_the_gpt_through_the_interface_is_the_gpt(small_config: ReplicaConfig) -> None:
+    by_config = Trainer(small_config)
+    by_interface = Trainer(load_replica(DEFAULT_REF, small_config.to_dict()))
+    assert by_interface.config_hash == small_config.config_hash()
+    assert by_config.train(5) == by_interface.train(5)
+    assert _equal(by_config.parameters_copy(), by_interface.parameters_copy())
+
+
+def test_names_resolve_to_one_spelling() -> None:
+    assert canonical_ref(None) == DEFAULT_REF == canonical_ref("addition-gpt")
+    assert canonical_ref("spiral-mlp") == BUILTIN["spiral-mlp"]
+    assert canonical_ref("my_week.replica:make") == "my_week.replica:make"
+    for bad in ("my week:make", "mod:", ":make", "mod.make", "../x:y", "mod:make:again"):
+        with pytest.raises(ReplicaRefused, match="not a factory name"):
+            canonical_ref(bad)
+
+
+@pytest.mark.parametrize(
+    ("ref", "text"),
+    [
+        ("no_such_module_here:make", "no module named 'no_such_module_here'"),
+        (f"{HERE}:missing", "has no 'missing'"),
+        (f"{HERE}:NOT_A_FACTORY", "not callable"),
+        (f"{HERE}:no_loss", "is missing loss"),
+    ],
+)
+def test_a_replica_that_cannot_be_built_is_refused_by_name(ref: str, text: str) -> None:
+    with pytest.raises(ReplicaRefused, match=text) as refused:
+        load_replica(ref, {})
+    assert "\n" not in str(refused.value)
+
+
+def test_missing_pieces_are_all_named() -> None:
+    class Half:
+        global_batch = "sixteen"
+
+        def batch(self, step, start, stop):
+            return ()
+
+    from replica.interface import check_interface
+
+    with pytest.raises(ReplicaRefused) as refused:
+        check_interface(Half(), "half")
+    text = str(refused.value)
+    for piece in ("build_model", "make_optimizer", "loss", "global_batch", "ranks"):
+        assert piece in text
+    assert "batch (" not in text.replace("global_batch", "")
+
+
+def test_settings_the_factory_refuses_name_the_setting_and_the_bound() -> None:
+    with pytest.raises(ReplicaRefused, match=r"hidden is 1000; .*1 to 64"):
+        load_replica(f"{HERE}:picky", {"hidden": 1000})
+    with pytest.raises(ReplicaRefused, match="unknown replica setting 'depth'"):
+        load_replica(f"{HERE}:picky", {"depth": 2})
+    with pytest.raises(ReplicaRefused, match=r"width is 1000000000000.*at most 512"):
+        load_replica("addition-gpt", {"width": 10**12})
+    with pytest.raises(ReplicaRefused, match=r"global_batch is 4000000.*at most 1024"):
+        load_replica("addition-gpt", {"global_batch": 4_000_000})
+    with pytest.raises(ReplicaRefused, match=r"hidden 512, depth 8 and global_batch 4096"):
+        load_replica("spiral-mlp", {"hidden": 512, "depth": 8, "global_batch": 4096})
+
+
+def test_identity_follows_the_settings_and_the_code() -> None:
+    a = load_replica(f"{HERE}:tiny", {})
+    b = load_replica(f"{HERE}:tiny", {"hidden": 9})
+    assert a.config_hash != b.config_hash
+    assert a.identity()["source"]  # the module's source is part of it
+    assert load_replica(f"{HERE}:tiny", {}).config_hash == a.config_hash
+    mlp = load_replica("spiral-mlp", {})
+    assert mlp.config_hash != a.config_hash and mlp.name == "spiral-mlp"
+
+
+def test_a_good_replica_passes_the_checks() -> None:
+    report = check_replica(load_replica(f"{HERE}:tiny", {}), steps=300)
+    assert report.step_seconds > 0 and len(report.losses) == 3
+    assert all(math.isfinite(x) for x in report.losses)
+
+
+@pytest.mark.parametrize(
+    ("factory", "text"),
+    [
+        ("unseeded_init", "is not deterministic: two runs of the same steps"),
+        ("noisy_data", "is not deterministic: batch"),
+        ("hidden_state", "is not deterministic across a resume"),
+    ],
+)
+def test_a_nondeterministic_replica_is_refused(factory: str, text: str) -> None:
+    with pytest.raises(ReplicaRefused, match=text) as refused:
+        check_replica(load_replica(f"{HERE}:{factory}", {}), steps=300)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_slow_replica_is_refused_after_one_step() -> None:
+    replica = load_replica(f"{HERE}:slow", {})
+    with pytest.raises(ReplicaRefused, match=r"too slow for a night: a step took \d+ ms") as no:
+        check_replica(replica, steps=300)
+    assert "300 steps" in str(no.value) and "30 s" in str(no.value)
+
+
+def test_the_budget_is_step_time_times_steps() -> None:
+    class Clock:
+        """Each reading is `tick` seconds after the last: every timed step takes one tick."""
+
+        def __init__(self, tick: float) -> None:
+            self.now, self.tick = 0.0, tick
+
+        def __call__(self) -> float:
+            self.now += self.tick
+            return self.now
+
+    replica = load_replica(f"{HERE}:tiny", {"hidden": 7})
+    assert check_replica(replica, steps=100, budget_s=30, clock=Clock(0.29)).night_seconds < 30
+    other = load_replica(f"{HERE}:tiny", {"hidden": 6})
+    with pytest.raises(ReplicaRefused, match="took 310 ms of CPU here, .* about 31 s of train"):
+        check_replica(other, steps=100, budget_s=30, clock=Clock(0.31))
+    # A busy machine stretches wall time, not CPU time: only far past the budget does the wall
+    # clock refuse (a replica that sleeps or waits on a file).
+    busy = load_replica(f"{HERE}:tiny", {"hidden": 5})
+    check_replica(busy, steps=300, budget_s=30, wall_clock=Clock(0.35))
+    sleepy = load_replica(f"{HERE}:tiny", {"hidden": 4})
+    with pytest.raises(ReplicaRefused, match="took 450 ms here"):
+        check_replica(sleepy, steps=300, budget_s=30, wall_clock=Clock(0.45))
+
+
+def test_the_spiral_mlp_is_a_real_replica_of_another_kind() -> None:
+    replica = load_replica("spiral-mlp", {})
+    trainer = Trainer(replica)
+    assert not any("attn" in n or "tok" in n for n, _ in trainer.model.named_parameters())
+    losses = trainer.train(60)
+    # Untrained, a classifier over four arms is at ln(4); training moves it down.
+    assert abs(losses[0] - math.log(4)) < 0.01
+    assert sum(losses[-10:]) / 10 < losses[0] - 0.02
+    # A different world size is the same math in another float order: close, not diverged.
+    other = Trainer(replica, 2)
+    other.train(60)
+    verdict = match(other.parameters_copy(), trainer.parameters_copy())
+    assert verdict.kind in ("bitexact", "close") and verdict.rel_l2 < 1e-4
+    check_replica(replica, steps=300)
