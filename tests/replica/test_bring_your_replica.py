@@ -80,7 +80,15 @@ def test_the_save_remembers_the_replica_and_replays_with_it(mlp_night) -> None:
     replayed = json.loads(again.stdout)["replica"]
     assert replayed["replica"] == "spiral-mlp"
     assert replayed["weights_sha256"] == data["replica"]["weights_sha256"]
-    other = drill("run", "--resume", str(save), "--replica", "addition-gpt")
+    # Carry on the night before its score: another replica is refused.
+    unfinished = tmp / "unfinished.jsonl"
+    lines = save.read_text().splitlines(keepends=True)
+    unfinished.write_text(
+        "".join(
+            line for line in lines if '"type": "score"' not in line and '"type": "text"' not in line
+        )
+    )
+    other = drill("run", "--resume", str(unfinished), "--replica", "addition-gpt")
     assert other.returncode == 2 and "this night ran replica spiral-mlp" in other.stderr
 
 
