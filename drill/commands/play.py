@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from drill.cli import UserError
-from drill.commands.resolve import resolve_incident, resolve_saved_incident
+from drill.commands.resolve import resolve_saved_incident
+from drill.errors import UserError
+from drill.incident.library import resolve_incident
 from drill.saves import read_save
 from drill.session import check_incident
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from drill.cli import print_json
+from drill.commands.printing import print_json
 from drill.commands.resolve import resolve_saved_incident
 from drill.engine.account import account, render_text
 from drill.engine.drill import Drill

@@ -1,31 +1,27 @@
-"""Find an incident by path or by the id of a shipped one."""
+"""Find the incident a save was made from.
+
+Resolving incident names by path or shipped id lives in drill/incident/library.py; the names
+below are re-exported so callers that have not moved yet keep working. resolve_saved_incident
+stays here until it moves into the saves layer.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from drill.incident.library import resolve_incident, shipped_incident_files
 from drill.incident.loader import LoadedIncident, load_incident
+from drill.paths import incidents_dir
 from drill.saves import SaveError
 
-
-def incidents_dir() -> Path:
-    from drill.cli import INCIDENTS_DIR
-
-    return INCIDENTS_DIR
-
-
-def resolve_incident(name: str) -> LoadedIncident:
-    path = Path(name)
-    if not path.exists() and "/" not in name and not name.endswith((".yaml", ".yml")):
-        shipped = incidents_dir() / f"{name}.yaml"
-        if shipped.exists():
-            path = shipped
-    return load_incident(path if path.exists() else name)
-
-
-def shipped_incident_files() -> list[Path]:
-    return sorted(p for p in incidents_dir().glob("*.yaml"))
+__all__ = [
+    "NAME",
+    "incidents_dir",
+    "resolve_incident",
+    "resolve_saved_incident",
+    "shipped_incident_files",
+]
 
 
 def resolve_saved_incident(save, override: str | None) -> LoadedIncident:

@@ -8,8 +8,8 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from drill.commands.listing import incident_files
 from drill.engine.par import measured_run, par_and_floor, score_against
+from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
 

@@ -20,7 +20,7 @@ from drill.incident.loader import load_incident
 from drill.incident.yaml_source import load_yaml_file
 
 REPO = Path(__file__).resolve().parents[2]
-INCIDENTS = REPO / "incidents"
+INCIDENTS = REPO / "drill" / "incidents"
 SCHEMA_FILE = INCIDENTS / "schema.json"
 SHIPPED = sorted(INCIDENTS.glob("*.yaml"))
 SCHEMA_COMMENT = "# yaml-language-server: $schema=./schema.json"

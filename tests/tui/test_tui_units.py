@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drill.commands.resolve import resolve_incident
+from drill.incident.library import resolve_incident
 from drill.engine.drill import Drill
 from drill.tui.completion import Names, complete, usage_line
 from drill.tui.pacing import Pacing, parse_speed
