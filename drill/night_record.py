@@ -14,6 +14,7 @@ from drill.engine.drill import Drill
 from drill.engine.headless import act_line
 from drill.incident.loader import LoadedIncident
 from drill.saves import Save, read_save
+from drill.saves_dir import cache_dir
 from drill.session import check_incident
 
 
@@ -41,7 +42,7 @@ def rebuild(path: str, *, backend: str | None = None, incident: str | None = Non
     loaded = resolve_saved_incident(save, incident)
     check_incident(save, loaded)
     chosen = backend or save.backend
-    drill = Drill.create(loaded.incident, save.seed, chosen, save.ranks)
+    drill = Drill.create(loaded.incident, save.seed, chosen, save.ranks, cache_dir=cache_dir())
     for saved in save.actions:
         drill.advance_to(saved.time)
         act_line(drill, saved.text)

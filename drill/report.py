@@ -171,7 +171,12 @@ def _timeline_section(record: NightRecord) -> list[str]:
     try:
         theirs = [
             (a["time"], a["text"], a["accepted"])
-            for a in reference_actions(record.incident, record.save.seed, record.save.backend)
+            for a in reference_actions(
+                record.incident,
+                record.save.seed,
+                record.save.backend,
+                cache_dir=record.drill.cache_dir,
+            )
         ]
     except Exception:  # noqa: BLE001 (the page still renders without the reference column)
         theirs = []

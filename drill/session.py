@@ -11,6 +11,7 @@ from drill.engine.drill import ActionResult, Drill
 from drill.engine.headless import act_line
 from drill.incident.loader import LoadedIncident
 from drill.saves import Save, SaveError, SaveWriter, default_save_path
+from drill.saves_dir import cache_dir
 
 
 class ReplayMismatch(Exception):
@@ -37,7 +38,7 @@ class Session:
         save_path: str | Path | None,
         ranks: int | None = None,
     ) -> Session:
-        drill = Drill.create(loaded.incident, seed, backend, ranks)
+        drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
         path = Path(save_path) if save_path else default_save_path(loaded.incident.id, seed)
         writer = SaveWriter.start(
             path,
@@ -53,7 +54,9 @@ class Session:
     @classmethod
     def resume(cls, loaded: LoadedIncident, save: Save) -> Session:
         """Rebuild a session from its save by replaying its actions, then keep appending."""
-        drill = Drill.create(loaded.incident, save.seed, save.backend, save.ranks)
+        drill = Drill.create(
+            loaded.incident, save.seed, save.backend, save.ranks, cache_dir=cache_dir()
+        )
         session = cls(drill, loaded, SaveWriter.reopen(save))
         session.replay(save, verify=False)
         return session

@@ -11,6 +11,7 @@ from drill.commands.resolve import resolve_saved_incident
 from drill.engine.account import account, render_text
 from drill.engine.drill import Drill
 from drill.saves import read_save
+from drill.saves_dir import cache_dir
 from drill.session import ReplayMismatch, Session, check_incident
 
 EXIT_MISMATCH = 1
@@ -20,7 +21,10 @@ def replay(args: argparse.Namespace) -> int:
     save = read_save(args.save)
     loaded = resolve_saved_incident(save, args.incident)
     check_incident(save, loaded)
-    session = Session(Drill.create(loaded.incident, save.seed, save.backend, save.ranks), loaded)
+    drill = Drill.create(
+        loaded.incident, save.seed, save.backend, save.ranks, cache_dir=cache_dir()
+    )
+    session = Session(drill, loaded)
     try:
         try:
             session.replay(save, verify=args.verify)

@@ -12,6 +12,7 @@ from drill.engine.par import measured_run, par_and_floor, score_against
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
+from drill.saves_dir import cache_dir
 
 NOTHING_BELOW = 40.0
 
@@ -28,7 +29,7 @@ class Check:
 def check_incident(incident: Incident, backend: str) -> list[Check]:
     checks: list[Check] = []
     for seed in incident.seeds:
-        par, floor = par_and_floor(incident, seed, backend)
+        par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir())
         floor_score = score_against(incident, floor, par, floor)
         ref_score = score_against(incident, par, par, floor)
         checks.append(
@@ -42,7 +43,9 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
             )
         checks.append(Check(incident.id, seed, "nothing", quiet, detail))
         for book in incident.runbooks:
-            mine = measured_run(incident, seed, backend, list(book.actions), book.name)
+            mine = measured_run(
+                incident, seed, backend, list(book.actions), book.name, cache_dir=cache_dir()
+            )
             score = score_against(incident, mine, par, floor)
             band = (floor_score.total, ref_score.total)
             checks.append(_judge(incident, seed, book.name, mine, score, book.expect, band))

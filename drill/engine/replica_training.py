@@ -50,12 +50,6 @@ class ReplicaReport:
         }
 
 
-def default_cache_dir() -> Path:
-    from drill.saves_dir import saves_dir
-
-    return saves_dir() / "cache"
-
-
 class ReplicaTraining:
     """A TrainingBackend that trains the learner's job for real; other jobs only count.
 
@@ -78,8 +72,10 @@ class ReplicaTraining:
         self.config = ReplicaConfig.from_mapping(dict(spec.replica))
         # The replica's world when the job runs at full width: the baseline's world too.
         self.full_ranks = ranks or self.config.ranks
-        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.run_dir = Path(tempfile.mkdtemp(prefix=f"drill-{incident.id}-"))
+        # The caller (the session layer) picks where the baseline is kept between runs; with
+        # none it is trained into this run's own folder and goes when the run closes.
+        self.cache_dir = Path(cache_dir) if cache_dir else self.run_dir / "baseline-cache"
         self.store = CheckpointStore(self.run_dir, config_hash=self.config.config_hash())
         self.trainer = None
         self.steps_trained = 0

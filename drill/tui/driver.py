@@ -205,7 +205,9 @@ class NightDriver:
         drill = self.session.drill  # type: ignore[union-attr]
         score = self.session.finish()  # type: ignore[union-attr]
         self.finished = True
-        reference = reference_actions(drill.incident, drill.seed, drill.backend)
+        reference = reference_actions(
+            drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir
+        )
         mine = [
             {"time": a.time, "clock": drill.clock(a.time), "text": a.text, "accepted": a.accepted}
             for a in drill.actions

@@ -60,6 +60,6 @@ def test_the_guide_mentions_the_whole_workflow() -> None:
         "drill new",
         "drill validate",
         "drill test",
-        "drill schema -o incidents/schema.json",
+        "drill schema -o drill/incidents/schema.json",
     ):
         assert command in TEXT
