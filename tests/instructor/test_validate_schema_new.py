@@ -93,7 +93,9 @@ def test_shipped_incident_validates_against_the_schema(path: Path, schema: dict[
     data = load_yaml_file(path).data
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
     shown = [f"{'/'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errors]
-    assert not shown, f"{path.name} does not match drill/incidents/schema.json:\n" + "\n".join(shown)
+    assert not shown, f"{path.name} does not match drill/incidents/schema.json:\n" + "\n".join(
+        shown
+    )
 
 
 def test_the_schema_rejects_an_unknown_key_as_drill_validate_does(schema: dict[str, Any]) -> None:
