@@ -9,6 +9,7 @@ the command line.
 from __future__ import annotations
 
 import traceback
+from importlib import resources
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
@@ -43,11 +44,13 @@ class InternalError(Exception):
 
 
 def _innermost_drill_frame(exc: BaseException) -> str:
-    """`drill/incident/yaml_source.py:123` for the deepest frame of the traceback in drill."""
+    """`drill/incident/yaml_source.py:123`: the deepest frame of the traceback inside drill."""
+    package = Path(str(resources.files("drill"))).resolve()
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):
-        parts = Path(frame.filename).parts
-        if "drill" in parts:
-            inside = parts[len(parts) - 1 - parts[::-1].index("drill") :]
-            found = f"{'/'.join(inside)}:{frame.lineno}"
+        try:
+            inside = Path(frame.filename).resolve().relative_to(package)
+        except ValueError:
+            continue
+        found = f"drill/{inside.as_posix()}:{frame.lineno}"
     return found
