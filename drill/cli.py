@@ -145,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
 
         set_saves_dir(args.saves_dir)
     # SIGTERM unwinds like Ctrl+C, so open saves are closed and replica workers are stopped.
-    signal.signal(signal.SIGTERM, _terminated)
+    # The previous handler comes back on return, so a caller in the same process (a test, a
+    # tool driving drill) does not keep a handler that raises into its own code.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         from drill.commands import run_command
 
@@ -165,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Terminated:
         return 143
+    finally:
+        if previous is not None:  # None: the handler was not set from Python
+            signal.signal(signal.SIGTERM, previous)
 
 
 class Terminated(Exception):

@@ -87,3 +87,17 @@ def test_the_command_line_says_it_is_a_bug_in_one_line(broken_loader, tmp_path: 
     assert err.startswith("drill: internal error while reading ")
     assert "bug in drill" in err and "drill/incident/yaml_source.py:" in err
     assert f"{incident}:1:1:" not in err
+
+
+def test_the_command_line_gives_back_the_sigterm_handler_it_found(tmp_path: Path):
+    import signal
+
+    def mine(signum, frame):
+        raise AssertionError("not called")
+
+    before = signal.signal(signal.SIGTERM, mine)
+    try:
+        main(["validate", str(tmp_path / "missing.yaml")])
+        assert signal.getsignal(signal.SIGTERM) is mine
+    finally:
+        signal.signal(signal.SIGTERM, before)
