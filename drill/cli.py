@@ -44,17 +44,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     play = sub.add_parser("play", help="play an incident in the terminal (no incident: pick one)")
-    play.add_argument(
-        "incident", nargs="?", help="incident YAML file, or the id of a shipped incident"
+    _game_options(play)
+
+    serve = sub.add_parser(
+        "serve", help="serve the game to a browser tab (on 127.0.0.1 unless --host says otherwise)"
     )
-    play.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
-    play.add_argument("--resume", metavar="SAVE", help="carry on a saved night")
-    play.add_argument(
-        "--hard",
-        action="store_true",
-        help="the clock never holds: not while you type, not for a page",
+    _game_options(serve)
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; any other address warns first)",
     )
-    _session_options(play)
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address the browser uses, when it differs from http://HOST:PORT",
+    )
 
     replay = sub.add_parser("replay", help="replay a save headless through the same engine")
     replay.add_argument("save", help="a .jsonl save")
@@ -106,6 +112,30 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", help="files or folders (default: the shipped incidents)"
     )
     return parser
+
+
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    """What `drill play` and `drill serve` share: the game and its pacing."""
+    parser.add_argument(
+        "incident", nargs="?", help="incident YAML file, or the id of a shipped incident"
+    )
+    parser.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
+    parser.add_argument("--resume", metavar="SAVE", help="carry on a saved night")
+    parser.add_argument(
+        "--hard",
+        action="store_true",
+        help="the clock never holds: not while you type, not for a page",
+    )
+    parser.add_argument(
+        "--speed",
+        type=int,
+        metavar="N",
+        help="seconds of night per real second at the start, 1 to 600 (default 10)",
+    )
+    parser.add_argument(
+        "--paused", action="store_true", help="start the night with the clock paused"
+    )
+    _session_options(parser)
 
 
 def _session_options(parser: argparse.ArgumentParser) -> None:

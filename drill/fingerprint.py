@@ -3,8 +3,9 @@
 Par and floor are real runs of the engine, cached on disk so they are paid for once. A cache
 keyed by a hand-bumped version goes stale the first time someone forgets to bump it, so the key
 is instead a sha256 over the source of everything that can change a night's outcome: the engine,
-the simulation, the incident loader and the replica. Change one byte of any of them and every
-cached par and floor is recomputed; change the TUI or the docs and nothing is.
+the simulation, the fault kinds, the incident loader, the node and job states and the replica.
+Change one byte of any of them and every cached par and floor is recomputed; change the TUI or
+the docs and nothing is.
 
 The files are read through importlib.resources, so the fingerprint is the same from a checkout,
 an editable install or an installed wheel holding the same source.
@@ -17,11 +18,13 @@ from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 
-# (package, folder inside it) whose .py files make up the fingerprint.
+# (package, folder or file inside it) whose .py files make up the fingerprint.
 FINGERPRINTED = (
     ("drill", "engine"),
     ("drill", "sim"),
+    ("drill", "faults"),
     ("drill", "incident"),
+    ("drill", "states.py"),
     ("replica", ""),
 )
 
@@ -29,11 +32,14 @@ FINGERPRINTED = (
 def source_files() -> list[tuple[str, bytes]]:
     """(name like "drill/engine/par.py", bytes) for every fingerprinted file, sorted by name."""
     found: list[tuple[str, bytes]] = []
-    for package, folder in FINGERPRINTED:
+    for package, part in FINGERPRINTED:
         root = resources.files(package)
-        top = root / folder if folder else root
-        prefix = f"{package}/{folder}".rstrip("/")
-        found += _python_files(top, prefix)
+        top = root / part if part else root
+        name = f"{package}/{part}".rstrip("/")
+        if top.is_file():
+            found.append((name, top.read_bytes()))
+        else:
+            found += _python_files(top, name)
     return sorted(found)
 
 
@@ -61,7 +67,7 @@ def fingerprint_of(files: list[tuple[str, bytes]]) -> str:
 
 @cache
 def source_fingerprint() -> str:
-    """The sha256 (64 hex digits) of the engine, simulation, incident-loader and replica source.
+    """The sha256 (64 hex digits) of the source that decides a night (see FINGERPRINTED).
 
     Computed once per process: the code running cannot change under it.
     """

@@ -49,7 +49,7 @@ def rebuild(path: str, *, backend: str | None = None, incident: str | None = Non
     if save.score is not None:
         drill.play_out()
     record = NightRecord(save, loaded, drill, save.score is not None, save.score)
-    record.losses = list(drill.world.losses.get(loaded.incident.learner_job.name, []))
+    record.losses = list(drill.learner_job.losses)
     if chosen != "sim":
         record.baseline = drill.baseline_losses()
     return record

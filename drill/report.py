@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 from drill.atomic_file import write_text_atomic
 from drill.course import COURSE as COURSE_NAME
 from drill.course import KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
 from drill.engine.par import reference_actions
-from drill.incident.units import format_duration
+from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown
 
@@ -28,10 +29,19 @@ svg text { font-size: 11px; fill: #445; } code { background: #f0f2f4; padding: 0
 """
 
 
-def write_report(save_path: str, out_path: str | None = None) -> str:
+def write_report(
+    save_path: str, out_path: str | None = None, progress: Callable[[str], None] | None = None
+) -> str:
+    """The page for one save. `progress` hears each step as it starts (the debrief shows it;
+    it may raise to stop the export between steps)."""
+    say = progress or (lambda text: None)
+    say("replaying the night from the save")
     record = rebuild(save_path)
     try:
-        page = build_html(record)
+        say("reading the reference solution's night")
+        reference = reference_timeline(record)
+        say("writing the page")
+        page = build_html(record, reference)
     finally:
         record.close()
     if out_path:
@@ -39,8 +49,22 @@ def write_report(save_path: str, out_path: str | None = None) -> str:
     return page
 
 
-def build_html(record: NightRecord) -> str:
+def reference_timeline(record: NightRecord) -> list[tuple[float, str, bool]]:
+    """The reference solution's actions as the engine played them (from the par cache, or
+    measured now). An error here is an error in the report: it is not hidden."""
+    incident, save = record.incident, record.save
+    return [
+        (a["time"], a["text"], a["accepted"])
+        for a in reference_actions(
+            incident, save.seed, save.backend, cache_dir=record.drill.cache_dir
+        )
+    ]
+
+
+def build_html(record: NightRecord, reference: list[tuple[float, str, bool]] | None = None) -> str:
     incident = record.incident
+    if reference is None:
+        reference = reference_timeline(record)
     e = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -52,7 +76,7 @@ def build_html(record: NightRecord) -> str:
     ]
     parts += _score_section(record)
     parts += _curve_section(record)
-    parts += _timeline_section(record)
+    parts += _timeline_section(record, reference)
     parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
     parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]
     parts += ["</ul></section>", '<section id="takeaways"><h2>Takeaways</h2><ul>']
@@ -66,14 +90,15 @@ def build_html(record: NightRecord) -> str:
         f"<p><strong>{e(incident.debrief.opinion or 'No question for this night.')}</strong></p>",
         f'<div class="answer">{e(answer) if answer else "<em>No answer written yet.</em>"}</div>',
         "</section>",
-        '<section id="runbook"><h2>Runbook</h2>',
-        markdown_to_html(build_markdown([record])),
+        '<section id="runbook"><h2>Your cluster runbook</h2>',
+        markdown_to_html(_runbook_body(build_markdown([record]))),
         "</section></body></html>",
     ]
     return "\n".join(parts) + "\n"
 
 
 def _score_section(record: NightRecord) -> list[str]:
+    """Every component the save's score has, figures formatted for a person."""
     e = html.escape
     out = ['<section id="score"><h2>Score</h2>']
     if not record.score:
@@ -84,32 +109,22 @@ def _score_section(record: NightRecord) -> list[str]:
     score = record.score
     out.append(f'<p><span class="grade">{e(score["grade"])}</span> {score["total"]:.0f} of 100</p>')
     out.append(
-        '<table><tr><th>Component</th><th class="num">Points</th><th>You</th><th>Reference</th><th>Nobody</th><th>Why</th></tr>'
+        '<table><tr><th>Component</th><th class="num">Points</th><th>You</th><th>Reference</th>'
+        f"<th>{e(FLOOR_NAME.capitalize())}</th><th>Why</th></tr>"
     )
-    for c in score["components"]:
+    for row in rows(score):
         out.append(
-            f'<tr><td>{e(c["name"].replace("_", " "))}</td><td class="num">{c["points"]:.1f} / {c["weight"]:.0f}</td>'
-            f"<td>{e(_figure(c['value'], c['name']))}</td><td>{e(_figure(c['par'], c['name']))}</td>"
-            f"<td>{e(_figure(c['floor'], c['name']))}</td>"
-            f"<td>{e(c['why'])}</td></tr>"
+            f'<tr><td>{e(row.title)}</td><td class="num">{e(points(row))}</td>'
+            f"<td>{e(row.mine)}</td><td>{e(row.par)}</td><td>{e(row.floor)}</td>"
+            f"<td>{e(row.why)}</td></tr>"
         )
-    return out + ["</table></section>"]
-
-
-def _figure(value, name: str = "") -> str:
-    if (
-        name == "time_to_recovery"
-        and isinstance(value, int | float)
-        and not isinstance(value, bool)
-    ):
-        return format_duration(value) if value else "no outage"
-    if isinstance(value, dict):
-        return ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in value.items())
-    if value is None:
-        return "never"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
+    out.append("</table>")
+    out.append(
+        f'<p class="muted">Reference: the incident\'s reference solution on the same night and seed.'
+        f" {e(FLOOR_NAME.capitalize())}: the same night with nobody acting. Points scale between"
+        " them.</p>"
+    )
+    return out + ["</section>"]
 
 
 def _curve_section(record: NightRecord) -> list[str]:
@@ -165,21 +180,9 @@ def _curve_section(record: NightRecord) -> list[str]:
     return out + ["</section>"]
 
 
-def _timeline_section(record: NightRecord) -> list[str]:
+def _timeline_section(record: NightRecord, theirs: list[tuple[float, str, bool]]) -> list[str]:
     drill = record.drill
     mine = [(a.time, a.text, a.accepted) for a in record.save.actions]
-    try:
-        theirs = [
-            (a["time"], a["text"], a["accepted"])
-            for a in reference_actions(
-                record.incident,
-                record.save.seed,
-                record.save.backend,
-                cache_dir=record.drill.cache_dir,
-            )
-        ]
-    except Exception:  # noqa: BLE001 (the page still renders without the reference column)
-        theirs = []
     alerts = [(a.time, a.text, a.severity) for a in drill.world.pager.alerts]
     end = max([drill.end_time, *(t for t, _, _ in mine), *(t for t, _, _ in theirs)], default=1.0)
     out = [
@@ -187,9 +190,9 @@ def _timeline_section(record: NightRecord) -> list[str]:
         _timeline_svg(alerts, mine, theirs, end, drill.clock),
     ]
     out.append('<div class="timelines">')
-    for title, rows in (("You", mine), ("Reference", theirs)):
+    for title, actions in (("You", mine), ("Reference", theirs)):
         out.append(f"<div><h3>{title}</h3><table>")
-        for time, text, accepted in rows:
+        for time, text, accepted in actions:
             mark = "" if accepted else ' <span class="muted">(rejected)</span>'
             out.append(
                 f"<tr><td>{html.escape(drill.clock(time))}</td><td><code>{html.escape(text)}</code>{mark}</td></tr>"
@@ -226,6 +229,15 @@ def _timeline_svg(alerts, mine, theirs, end, clock) -> str:
             )
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _runbook_body(markdown: str) -> str:
+    """The runbook under the page's own heading: without its title (the section's heading
+    says it) and, for the one night of this page, without a night heading in every section."""
+    lines = markdown.splitlines()
+    if lines and lines[0].startswith("# "):
+        lines = lines[1:]
+    return "\n".join(line for line in lines if not line.startswith("### "))
 
 
 def markdown_to_html(text: str) -> str:

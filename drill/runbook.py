@@ -11,6 +11,9 @@ import tempfile
 from dataclasses import dataclass
 
 from drill.atomic_file import write_text_atomic
+from drill.engine.actions.catalog import VERBS, section_of, verb_of
+from drill.engine.actions.errors import Reject
+from drill.engine.actions.parser import parse
 from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.sim.checkpointing import checkpoint_size
@@ -21,12 +24,6 @@ SECTIONS = (
     ("checkpoint", "Checkpoint"),
     ("3am", "What you do at 3am"),
 )
-SECTION_VERBS = {
-    "queue": {"queue", "status", "restart", "requeue", "cancel", "hold", "release", "priority"},
-    "health": {"health", "logs", "nodes", "cordon", "uncordon", "drain", "reboot", "swap"},
-    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
-    "3am": {"ack", "note", "hint", "wait", "help"},
-}
 # What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
 SIGNALS = (
     ("no training progress", "A rank stopped. The others wait in the collective until its timeout, so the first sign is silence."),
@@ -82,7 +79,7 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     world = record.drill.world
     job = world.jobs[incident.learner_job.name]
     spec = incident.learner_job
-    policy = world.policy[job.name]
+    policy = job.policy
     size = checkpoint_size(world, job)
     volume = world.volumes.get(policy.volume) if policy.volume else None
     write = size / volume.spec.write_bandwidth if volume else policy.write_time
@@ -98,32 +95,23 @@ def cadence(record: NightRecord) -> CadenceAdvice:
 
 
 def _planned(record: NightRecord, key: str, default: int) -> int:
+    """The value the pre-shift plan chose for a setting: a plan verb's line at the night's start."""
     value = default
     for action in record.save.actions:
-        words = action.text.split()
-        if (
-            action.accepted
-            and action.time == 0
-            and len(words) == 4
-            and words[0] == "set"
-            and words[2] == key
-        ):
-            value = int(words[3])
+        if not (action.accepted and action.time == 0):
+            continue
+        try:
+            command = parse(action.text)
+        except Reject:
+            continue  # a save from an engine that read the line differently
+        if VERBS[command.verb].plan and command.values.get("key") == key:
+            value = int(command.values["value"])
     return value
 
 
-def section_for(verb: str) -> str:
-    for key, verbs in SECTION_VERBS.items():
-        if verb in verbs:
-            return key
-    return "3am"
-
-
 def _verb(text: str) -> str:
-    words = text.split()
-    if not words:
-        return ""
-    return f"{words[0]} {words[1]}" if words[0] == "ckpt" and len(words) > 1 else words[0]
+    found = verb_of(text.split())
+    return found[0] if found else ""
 
 
 def night_heading(record: NightRecord) -> str:
@@ -174,13 +162,14 @@ def _section(record: NightRecord, key: str) -> list[str]:
     if key == "checkpoint":
         advice = cadence(record)
         lines += advice.lines()
-        work = _component(record, "work_lost")
+        plan = _component(record, "plan")
+        work = plan if plan and plan["weight"] else _component(record, "progress")
         if work is not None:
             rewarded = work["points"] >= 0.9 * work["weight"] if work["weight"] else True
             verdict = "rewarded" if rewarded else "did not reward"
             lines.append(f"- The night {verdict} your choice: {work['why']}")
         lines.append("")
-    worked = [a for a in record.save.actions if a.accepted and section_for(_verb(a.text)) == key]
+    worked = [a for a in record.save.actions if a.accepted and section_of(_verb(a.text)) == key]
     if worked:
         lines.append("What you did, in order:")
         lines += [f"1. `{a.text}` at {clock(a.time)}" for a in worked]
@@ -194,9 +183,7 @@ def _section(record: NightRecord, key: str) -> list[str]:
     lines.append("Your notes:")
     lines.append(own if own else "_(nothing written yet)_")
     if key == "3am":
-        notes = [
-            a.text[5:] for a in record.save.actions if a.accepted and a.text.startswith("note ")
-        ]
+        notes = [text for _, text in record.drill.ctx.notes]
         if notes:
             lines += ["", "Notes you wrote during the night:"] + [f"- {n}" for n in notes]
     return lines
@@ -205,7 +192,8 @@ def _section(record: NightRecord, key: str) -> list[str]:
 COMPONENT_SECTION = {
     "recovered": "queue",
     "time_to_recovery": "3am",
-    "work_lost": "checkpoint",
+    "progress": "checkpoint",
+    "plan": "checkpoint",
     "integrity": "checkpoint",
     "collateral": "queue",
     "discipline": "health",

@@ -10,11 +10,12 @@ from __future__ import annotations
 import copy
 import re
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from drill.engine.drill import Drill
+from drill.faults import KINDS
 from drill.incident.models import Cluster as ClusterSpec
-from drill.incident.models import FaultKind, Incident
+from drill.incident.models import Incident
 from drill.sim.cluster import Cluster
 from drill.sim.jobs import Job
 from drill.sim.world import World
@@ -23,7 +24,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEAD_RANK = REPO / "drill" / "incidents" / "dead-rank.yaml"
 
 # Fault kinds as an incident names them: none of these may reach what a learner reads.
-FAULT_KINDS = get_args(FaultKind)
+FAULT_KINDS = tuple(KINDS)
 SECRET_FAULT_ID = "zz-secret-fault"
 
 

@@ -9,13 +9,14 @@ from drill.incident.errors import IncidentError
 
 
 def run_command(name: str, args: argparse.Namespace) -> int:
-    from drill.commands import authoring, exports, listing, play, replay, run, testing
+    from drill.commands import authoring, exports, listing, play, replay, run, serve, testing
     from drill.errors import UserError
     from drill.saves import SaveError
 
     handlers = {
         "run": run.run,
         "play": play.play,
+        "serve": serve.serve,
         "list": listing.list_incidents,
         "replay": replay.replay,
         "validate": authoring.validate,

@@ -1,23 +1,46 @@
-"""`drill` and `drill play`: the game in the terminal. With no incident, the picker opens."""
+"""`drill` and `drill play`: the game in the terminal. With no incident, the picker opens.
+
+Everything the command line can get wrong is checked here, before the screen opens, so a bad
+name or a finished save is one line and exit 2, never a screen that cannot start.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
 
 from drill.commands.resolve import resolve_saved_incident
 from drill.errors import UserError
-from drill.incident.library import resolve_incident
+from drill.incident.errors import IncidentError
+from drill.incident.library import resolve_incident, shipped_incident_files
 from drill.saves import read_save
 from drill.session import check_incident
 
 
 def play(args: argparse.Namespace) -> int:
+    options = app_options(args)
+    from drill.tui.app import DrillApp
+
+    app = DrillApp(**options)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def app_options(args: argparse.Namespace) -> dict:
+    """The DrillApp's keyword arguments from `drill play`'s (or `drill serve`'s) flags."""
+    from drill.tui.pacing import DEFAULT_SPEED, MAX_SPEED, MIN_SPEED
+
     incident_name = getattr(args, "incident", None)
     resume = getattr(args, "resume", None)
     save_path = getattr(args, "save", None)
     seed = getattr(args, "seed", None)
     backend = getattr(args, "backend", "inprocess")
+    speed = getattr(args, "speed", None)
+    if speed is None:
+        speed = DEFAULT_SPEED
+    if not MIN_SPEED <= speed <= MAX_SPEED:
+        raise UserError(f"--speed {speed}: the clock goes from {MIN_SPEED} to {MAX_SPEED}x")
     save = read_save(resume) if resume else None
     loaded = None
     if save is not None:
@@ -36,24 +59,43 @@ def play(args: argparse.Namespace) -> int:
             )
         seed, backend = save.seed, save.backend
     elif incident_name:
-        loaded = resolve_incident(incident_name)
+        loaded = resolve_with_suggestion(incident_name)
     if save_path and Path(save_path).exists() and Path(save_path).stat().st_size > 0:
         raise UserError(
             f"{save_path}: a save already exists here; carry it on with --resume, or pick another path"
         )
     saves_dir = getattr(args, "saves_dir", None)
+    return {
+        "loaded": loaded,
+        "seed": seed,
+        "backend": backend,
+        "save_path": save_path,
+        "resume": save,
+        "ranks": getattr(args, "ranks", None),
+        "hard": bool(getattr(args, "hard", False)),
+        "saves_dir": Path(saves_dir) if saves_dir else None,
+        "speed": speed,
+        "paused": bool(getattr(args, "paused", False)),
+    }
 
-    from drill.tui.app import DrillApp
 
-    app = DrillApp(
-        loaded=loaded,
-        seed=seed,
-        backend=backend,
-        save_path=save_path,
-        resume=save,
-        ranks=getattr(args, "ranks", None),
-        hard=bool(getattr(args, "hard", False)),
-        saves_dir=Path(saves_dir) if saves_dir else None,
-    )
-    app.run()
-    return int(app.return_code or 0)
+def resolve_with_suggestion(name: str):
+    """The incident, or the loader's error with the closest shipped id when the name looks
+    like a misspelt one: `drill play dead-rnak` asks about `dead-rank`."""
+    try:
+        return resolve_incident(name)
+    except IncidentError as exc:
+        if Path(name).exists():
+            raise
+        close = close_incident(name)
+        if close is None:
+            raise
+        first = str(exc).splitlines()[0]
+        raise UserError(f"{first}; did you mean `{close}`? `drill list` shows them all") from None
+
+
+def close_incident(name: str) -> str | None:
+    stem = Path(name).name.removesuffix(".yaml").removesuffix(".yml")
+    ids = [path.stem for path in shipped_incident_files()]
+    found = difflib.get_close_matches(stem, ids, n=1, cutoff=0.6)
+    return found[0] if found else None

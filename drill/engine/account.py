@@ -50,20 +50,11 @@ def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any
 
 
 def recovered(drill: Drill) -> bool:
-    """The learner's job finished, or is training again after the last fault fired."""
-    job = drill.learner_job
-    if job.state == "completed":
-        return True
-    fired = [drill.world.faults.times[f] for f in drill.world.faults.fired]
-    last_fault = max(fired, default=0.0)
-    attempt = job.current
-    return bool(
-        attempt is not None
-        and attempt.training
-        and attempt.stall_wake is None
-        and job.last_step_time is not None
-        and job.last_step_time > last_fault
-    )
+    """The learner's job finished, or was training again for the last part of the night: the
+    same test the score makes (drill/engine/outcome.py)."""
+    from drill.engine.outcome import is_recovered
+
+    return is_recovered(drill)
 
 
 def render_text(drill: Drill, data: dict[str, Any]) -> str:

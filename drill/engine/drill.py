@@ -144,8 +144,6 @@ class Drill:
                 raise Reject("the night is over; start the debrief")
             command = parse(text)
             verb = command.verb
-            if verb != "set" or self.now > 0:
-                self.ctx.pre_shift = False
             output, cost = dispatch.run(self.ctx, command)
         except Reject as rejection:
             result = ActionResult(start, start, text.strip(), False, str(rejection), verb)

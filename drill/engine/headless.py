@@ -24,7 +24,7 @@ def resolve_time(drill: Drill, action: TimedAction, previous_end: float) -> floa
         base = previous_end
     elif base_text.startswith("{"):
         fault_id = TEMPLATE.match(base_text).group(1)  # type: ignore[union-attr]
-        base = drill.world.faults.times[fault_id]
+        base = drill.world.faults.fired_at.get(fault_id, drill.world.faults.times[fault_id])
     else:
         base = drill.world.clock.from_clock(base_text)
     return base + (units.parse_duration(extra) if plus else 0.0)
@@ -36,15 +36,15 @@ def resolve_text(drill: Drill, text: str) -> str:
     def fill(match) -> str:
         fault_id, field = match.groups()
         if field == "time":
-            return drill.world.clock.label(faults.times[fault_id])
+            return drill.world.clock.label(faults.fired_at.get(fault_id, faults.times[fault_id]))
         picks = faults.chosen.get(fault_id)
         if not picks:
             raise Reject(
                 f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown"
             )
         if field == "nodes":
-            return ",".join(sorted({str(p["node"]) for p in picks}))
-        value = picks[0].get(field)
+            return ",".join(sorted({str(p.node) for p in picks}))
+        value = picks[0].field(field)
         if value is None:
             raise Reject(f"fault {fault_id} chose no {field}")
         return str(value)

@@ -1,185 +1,250 @@
 """What the night measurably achieved, read off the world and the replica. The score is built
-from this and nothing else: no table of guesses, no credit for typing the right words."""
+from this and nothing else: no table of guesses, no credit for typing the right words.
+
+An Outcome is plain data (it is cached for par and floor and compared across runs), measured the
+same way for the learner, the reference solution and nobody.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from drill.sim.jobs import COMPLETED
+from drill.engine import collateral, plan_check, progress
+from drill.engine.discipline import measure_discipline
+from drill.sim.jobs import COMPLETED, RUNNING
 
 if TYPE_CHECKING:
     from drill.engine.drill import Drill
+    from drill.engine.undisturbed import StepClock
 
-SURGERY_ON_NODES = ("cordon", "drain", "reboot", "swap")
-SURGERY_ON_JOBS = ("restart", "requeue", "cancel")
-LOOKS_AT_NODES = ("health",)
-LOOKS_AT_JOBS = ("status", "logs", "ckpt list", "ckpt verify", "queue")
+# "Training again for the last part of the night": at least this long before the end.
+RECOVERED_FOR = 900.0
+RECOVERED_SHARE = 0.2  # or this share of the night, when the night is short
 
 
 @dataclass
 class Outcome:
-    recovered: bool
-    onset: float | None  # when the learner's job first stopped making progress
-    recovered_at: float | None  # first real step of the attempt that recovered it
+    end_time: float
+    completed: bool
+    alive: bool  # making steps (or completed) at the end
+    recovered: bool  # completed, or training again for the last part of the night
     final_step: int
     target_steps: int
-    steps_recomputed: int
-    gpu_hours_wasted: float
-    # Steps the job still owes at the end of the night, and what they cost in GPU hours.
-    steps_behind: int = 0
-    gpu_hours_behind: float = 0.0
+    # Progress: the undisturbed run's step at the end against the learner's effective step.
+    baseline_step: int = 0  # where the undisturbed run would be at the night's end, at its pace
+    effective_step: int = 0
+    progress_how: str = ""
+    pace: float = 0.0  # the undisturbed run's seconds per step, checkpoints included
+    # Outages: [start, end] from each stop to its own restart (end None: still out at the end).
+    outages: list[list[float | None]] = field(default_factory=list)
+    # Integrity.
     match: str | None = None  # bitexact, close, diverged; None without the replica
     rel_l2: float | None = None
     final_loss: float | None = None
     baseline_loss: float | None = None
     corrupt_loaded: int = 0
-    corrupt_detected: int = 0
-    harms: list[str] = field(default_factory=list)
-    surgery: int = 0
-    surgery_after_look: int = 0
-    pages: int = 0
+    corrupt_caught: int = 0
+    # Collateral, raw: per other job, killed and waited GPU seconds; the learner's own harms.
+    others: dict[str, dict] = field(default_factory=dict)
+    harms: list[list[Any]] = field(default_factory=list)  # [time, kind, gpu_seconds, text]
+    healthy_gpu_seconds: float = 0.0
+    # Discipline.
+    changes: int = 0
+    changes_after_look: int = 0
+    pages_due: int = 0
     pages_acked_in_time: int = 0
     hints_used: int = 0
     notes: int = 0
-    end_time: float = 0.0
+    discipline: float = 0.0
+    # The plan, over this night and the ensemble (None: the incident has no plan).
+    plan_fallback: float | None = None
+    plan_nights: list[int] = field(default_factory=list)
+    first_page: float | None = None  # when the pager first fired for something real
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def steps_behind(self) -> int:
+        return max(0, self.baseline_step - self.effective_step)
 
-def measure(drill: Drill, paging_target: float) -> Outcome:
-    from drill.engine.account import recovered
+    @property
+    def downtime(self) -> float:
+        return round(
+            sum((end if end is not None else self.end_time) - start for start, end in self.outages),
+            3,
+        )
 
+    @property
+    def progress_share(self) -> float:
+        """Effective progress as a share of the undisturbed run's."""
+        return min(1.0, self.effective_step / self.baseline_step) if self.baseline_step else 1.0
+
+
+def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool = True) -> Outcome:
     world = drill.world
     job = drill.learner_job
-    onset = disruption_onset(drill)
-    recovered_at = recovery_time(drill, onset)
-    surgery, after_look = _looks_before_surgery(drill)
-    pages = [a for a in world.pager.alerts if not a.noise and a.severity != "info"]
-    in_time = [a for a in pages if a.acked_at is not None and a.acked_at - a.time <= paging_target]
+    end = drill.end_time
+    attempt = job.current
+    training = bool(
+        attempt is not None
+        and attempt.training
+        and attempt.stall_wake is None
+        and job.state == RUNNING
+    )
+    completed = job.state == COMPLETED
+    alive = completed or training
+    recovered = completed or (training and _trained_through_the_end(drill, end))
     outcome = Outcome(
-        recovered=recovered(drill),
-        onset=onset,
-        recovered_at=recovered_at,
+        end_time=round(end, 3),
+        completed=completed,
+        alive=alive,
+        recovered=recovered,
         final_step=job.step,
         target_steps=job.steps,
-        steps_recomputed=job.steps_recomputed,
-        gpu_hours_wasted=round(_gpu_hours_wasted(drill), 3),
-        steps_behind=_steps_behind(drill),
-        gpu_hours_behind=round(_steps_behind(drill) * job.step_time * job.gpus / 3600.0, 3),
-        harms=[text for _, _, text in world.harms],
-        surgery=surgery,
-        surgery_after_look=after_look,
-        pages=len(pages),
-        pages_acked_in_time=len(in_time),
-        hints_used=len(drill.ctx.hints_shown),
-        notes=len(drill.ctx.notes),
-        end_time=drill.end_time,
+        baseline_step=int(round(clock.steps_by(drill.night_end))),
+        pace=round(clock.pace, 3),
+        outages=[[o.start, o.end] for o in job.outages],
+        first_page=_first_page(drill),
     )
-    report = drill.replica_report()
-    if report is not None:
-        outcome.match = report.match
-        outcome.rel_l2 = report.rel_l2
-        outcome.final_loss = report.final_loss
-        outcome.baseline_loss = report.baseline_loss
-        outcome.corrupt_loaded = report.corrupt_loaded
-        outcome.corrupt_detected = report.corrupt_detected
-        outcome.steps_recomputed = report.steps_recomputed
+    d = measure_discipline(drill, paging_target, end)
+    outcome.changes, outcome.changes_after_look = d.changes, d.changes_after_look
+    outcome.pages_due, outcome.pages_acked_in_time = d.pages_due, d.pages_acked_in_time
+    outcome.hints_used, outcome.notes, outcome.discipline = d.hints_used, d.notes, d.value
+    _measure_progress(drill, outcome, clock)
+    # Other teams' night goes on after the learner's job is done; measure all of it.
+    world.run_rest_of_night()
+    whole = drill.night_end
+    outcome.others = collateral.other_jobs(drill, whole)
+    outcome.harms = [[h.time, h.kind, h.gpu_seconds, h.text] for h in world.ledger.harms]
+    outcome.healthy_gpu_seconds = round(_healthy_taken(drill, whole), 3)
+    if plan and drill.incident.plan is not None:
+        lines = plan_check.plan_lines(drill)
+        nights = plan_check.ensemble_fallbacks(drill.incident, drill.seed, lines)
+        outcome.plan_nights = [plan_check.fallback_step(drill), *nights]
+        outcome.plan_fallback = plan_check.plan_figure(outcome.plan_nights[0], nights)
     return outcome
 
 
-def disruption_onset(drill: Drill) -> float | None:
-    """The first moment the learner's job stopped making progress it would keep: a stall, or an
-    attempt that ended for any reason but completion."""
+def _measure_progress(drill: Drill, outcome: Outcome, clock: StepClock) -> None:
     job = drill.learner_job
-    moments = []
-    for attempt in job.attempts:
-        if attempt.stalled_at is not None:
-            moments.append(attempt.stalled_at)
-        if attempt.end is not None and attempt.why != "completed":
-            moments.append(attempt.end)
-    for event in drill.world.timeline:
-        if event.kind == "job_state" and event.subject == job.name and "preempted by" in event.text:
-            moments.append(event.time)
-            break
-    return min(moments) if moments else None
+    report = drill.replica_report()
+    poisoned_from = _poisoned_from(drill)
+    if report is None:
+        outcome.corrupt_loaded = sum(1 for a in job.attempts if a.loaded_corrupt)
+        outcome.corrupt_caught = _caught_by_condition(drill)
+        if outcome.alive:
+            found = progress.counted(job.step, poisoned_from)
+        else:
+            record = _newest_good_on_disk(drill)
+            step = record.step if record else 0
+            kept = step - (record.poisoned_from or 0) if record else 0
+            found = progress.Progress(
+                kept, f"the newest whole checkpoint on disk (step {step}), counted"
+            )
+    else:
+        outcome.match = report.match if outcome.alive else None
+        outcome.rel_l2 = report.rel_l2 if outcome.alive else None
+        outcome.final_loss = report.final_loss
+        outcome.baseline_loss = report.baseline_loss
+        outcome.corrupt_loaded = report.corrupt_loaded
+        outcome.corrupt_caught = report.corrupt_detected
+        if outcome.alive:
+            found = progress.measured(job.losses, drill.baseline_losses(), job.step, report.match)
+        else:
+            step = _newest_verified_on_disk(drill)
+            found = progress.Progress(
+                step, f"the newest checkpoint that verifies on disk (step {step})"
+            )
+    effective = float(found.effective_step)
+    if outcome.completed:
+        # Finished: it went on as far as the undisturbed run's pace would take it by the end.
+        effective += max(0.0, drill.night_end - drill.end_time) / clock.pace
+    outcome.effective_step = min(int(round(effective)), outcome.baseline_step)
+    outcome.progress_how = found.how
 
 
-def recovery_time(drill: Drill, onset: float | None) -> float | None:
-    """When the attempt that carried the job to the end (or to the end of the night) made its
-    first real step after the onset."""
+def is_recovered(drill: Drill) -> bool:
     job = drill.learner_job
-    if onset is None:
-        return None
-    last = job.attempts[-1] if job.attempts else None
-    if last is None or not last.training or last.start is None or last.start < onset:
-        return None
-    healthy_end = job.state == COMPLETED or (last.end is None and last.stall_wake is None)
-    if not healthy_end:
-        return None
-    first_steps = [
-        e.time
-        for e in drill.world.timeline
-        if e.kind == "step" and e.subject == job.name and e.time >= last.start
-    ]
-    return first_steps[0] if first_steps else None
-
-
-def _gpu_hours_wasted(drill: Drill) -> float:
-    """GPU time the job held beyond what its kept progress needed: hung gangs, start-ups of
-    attempts that failed, steps trained twice, and steps trained but never kept."""
-    job = drill.learner_job
-    held = 0.0
-    for attempt in job.attempts:
-        if attempt.start is None:
-            continue
-        end = attempt.end if attempt.end is not None else drill.end_time
-        held += max(0.0, end - attempt.start) * attempt.gpus
-    useful = kept_step(drill) * job.step_time * job.gpus
-    return max(0.0, held - useful) / 3600.0
-
-
-def _steps_behind(drill: Drill) -> int:
-    job = drill.learner_job
-    return 0 if job.state == COMPLETED else max(0, job.steps - kept_step(drill))
-
-
-def kept_step(drill: Drill) -> int:
-    """Progress the job still has: its step while it trains or once it is done; otherwise the
-    newest whole checkpoint it could resume from."""
-    job = drill.learner_job
+    if job.state == COMPLETED:
+        return True
     attempt = job.current
-    if job.state == COMPLETED or (attempt is not None and attempt.training):
-        return job.step
-    good = [r.step for r in drill.world.checkpoints[job.name].live() if r.condition == "ok"]
-    return max(good, default=0)
+    training = bool(
+        attempt is not None
+        and attempt.training
+        and attempt.stall_wake is None
+        and job.state == RUNNING
+    )
+    return training and _trained_through_the_end(drill, drill.end_time)
 
 
-def _looks_before_surgery(drill: Drill) -> tuple[int, int]:
-    """Surgery is an act on a node or a job; a look is `health` on that node, or a look at that
-    job, at any earlier time in the night."""
-    looked_nodes: set[str] = set()
-    looked_jobs: set[str] = set()
-    surgery = after_look = 0
-    for action in drill.actions:
-        if not action.accepted:
-            continue
-        words = action.text.split()
-        verb = action.verb
-        target = (
-            words[2]
-            if verb.startswith("ckpt ") and len(words) > 2
-            else (words[1] if len(words) > 1 else "")
-        )
-        if verb in LOOKS_AT_NODES:
-            looked_nodes.add(target)
-        elif verb in LOOKS_AT_JOBS:
-            looked_jobs.add(target or "*")
-        elif verb in SURGERY_ON_NODES:
-            surgery += 1
-            after_look += target in looked_nodes
-        elif verb in SURGERY_ON_JOBS:
-            surgery += 1
-            after_look += target in looked_jobs or "*" in looked_jobs
-    return surgery, after_look
+def _first_page(drill: Drill) -> float | None:
+    pages = [a.time for a in drill.world.pager.alerts if not a.noise and a.severity != "info"]
+    return min(pages) if pages else None
+
+
+def _trained_through_the_end(drill: Drill, end: float) -> bool:
+    """Training again for the last part of the night: no outage open, and the last one (or the
+    attempt's start) ended long enough before the end."""
+    job = drill.learner_job
+    window = min(RECOVERED_FOR, RECOVERED_SHARE * drill.night_end)
+    since = job.outages[-1].end if job.outages else None
+    attempt = job.current
+    first = (
+        _first_step_time(drill, attempt.start) if attempt and attempt.start is not None else None
+    )
+    if first is None:
+        return False
+    since = max(since or first, first)
+    return since <= end - window
+
+
+def _first_step_time(drill: Drill, after: float) -> float | None:
+    name = drill.learner_job.name
+    for event in drill.world.timeline:
+        if event.kind == "step" and event.subject == name and event.time >= after:
+            return event.time
+    return None
+
+
+def _poisoned_from(drill: Drill) -> int | None:
+    """The step a corrupt checkpoint came into the model that exists now, if one did."""
+    for attempt in reversed(drill.learner_job.attempts):
+        if attempt.training:
+            return attempt.poisoned_from
+    return None
+
+
+def _caught_by_condition(drill: Drill) -> int:
+    return sum(
+        1
+        for r in drill.learner_job.checkpoints.records
+        if r.condition != "ok" and r.verified is False
+    )
+
+
+def _newest_good_on_disk(drill: Drill):
+    good = [r for r in drill.learner_job.checkpoints.live() if r.condition == "ok"]
+    return max(good, key=lambda r: r.step, default=None)
+
+
+def _newest_verified_on_disk(drill: Drill) -> int:
+    """A dead job keeps only what it could resume from: the newest checkpoint whose bytes match
+    its manifest (real sha256), not the weights that were in memory when it died."""
+    job = drill.learner_job
+    verify = getattr(drill.training, "verify_on_disk", None)
+    for record in sorted(job.checkpoints.live(), key=lambda r: -r.step):
+        ok = verify(job.name, record.step) if verify else record.condition == "ok"
+        if ok:
+            return record.step
+    return 0
+
+
+def _healthy_taken(drill: Drill, end: float) -> float:
+    total = 0.0
+    for node in drill.world.cluster.nodes.values():
+        total += node.healthy_gpu_seconds_taken
+        if node.taken_healthy_at is not None:
+            total += (end - node.taken_healthy_at) * len(node.gpus)
+    return total

@@ -21,6 +21,7 @@ from drill.engine.headless import play
 from drill.engine.outcome import Outcome, measure
 from drill.engine.score import Score, build_score
 from drill.engine.timed import parse_text
+from drill.engine.undisturbed import StepClock, undisturbed_clock
 from drill.fingerprint import source_fingerprint
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident
@@ -61,12 +62,30 @@ def _measured(incident, seed, backend, lines, name, cache_dir) -> tuple[Outcome,
     drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir)
     try:
         actions = [
-            {"time": a.time, "clock": drill.clock(a.time), "text": a.text, "accepted": a.accepted}
+            {
+                "time": a.time,
+                "clock": drill.clock(a.time),
+                "text": a.text,
+                "accepted": a.accepted,
+                "result": a.output,
+            }
             for a in drill.actions
         ]
-        return measure(drill, incident.scoring.paging_target), actions
+        clock = step_clock(incident, seed)
+        return measure(drill, incident.scoring.paging_target, clock), actions
     finally:
         drill.close()
+
+
+_CLOCKS: dict[tuple[str, int], StepClock] = {}
+
+
+def step_clock(incident: Incident, seed: int) -> StepClock:
+    """The undisturbed run's step clock for this night (sim only, kept for the process)."""
+    key = (incident_fingerprint(incident), seed)
+    if key not in _CLOCKS:
+        _CLOCKS[key] = undisturbed_clock(incident, seed)
+    return _CLOCKS[key]
 
 
 def cache_key(incident: Incident, seed: int, backend: str) -> str:
@@ -153,6 +172,12 @@ def score_outcome(
     return score_against(incident, mine, par, floor)
 
 
+def measure_drill(drill: Drill) -> Outcome:
+    """The learner's night, measured like par and floor."""
+    clock = step_clock(drill.incident, drill.seed)
+    return measure(drill, drill.incident.scoring.paging_target, clock)
+
+
 def score_drill(drill: Drill) -> Score:
-    mine = measure(drill, drill.incident.scoring.paging_target)
+    mine = measure_drill(drill)
     return score_outcome(drill.incident, drill.seed, drill.backend, mine, cache_dir=drill.cache_dir)

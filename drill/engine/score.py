@@ -2,9 +2,14 @@
 
 `par` is what the engine measures when it plays the incident's reference solution; `floor` is
 what it measures when nobody acts. A component scores by where the learner's figure falls
-between the two, with up to 20 percent more for beating par. When par and floor are equal (both
-runs did equally well on that axis), a natural scale per component decides how far below par
-costs the points.
+between the two (never more than its weight). When par and floor are equal on a component, a
+natural scale per component says how far below par costs all its points. Collateral has no
+lower bound: harm to others keeps costing, in proportion to its size.
+
+The seven components and what they read (docs in the authoring guide, "How a night is scored"):
+progress (effective steps behind the undisturbed run), recovered (training again, scaled by
+progress), time to recovery (each outage summed), integrity (the weights, or nothing for a dead
+job), collateral (GPU hours of harm), plan (the fallback step over many nights), discipline.
 """
 
 from __future__ import annotations
@@ -13,19 +18,25 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from drill.engine.collateral import Collateral, against_floor
 from drill.engine.outcome import Outcome
 from drill.incident.units import format_duration
 
 DEFAULT_WEIGHTS = {
-    "recovered": 30.0,
+    "progress": 25.0,
+    "recovered": 15.0,
     "time_to_recovery": 15.0,
-    "work_lost": 15.0,
-    "integrity": 15.0,
+    "integrity": 10.0,
     "collateral": 10.0,
+    "plan": 10.0,
     "discipline": 15.0,
 }
-BONUS_CAP = 1.2
+COMPONENTS = tuple(DEFAULT_WEIGHTS)
 MATCH_VALUE = {"bitexact": 1.0, "close": 0.8, "diverged": 0.0}
+CORRUPT_LOAD_COST = 0.5
+# Harm beyond the reference's worth ten minutes of the learner's own job's GPUs costs the
+# whole collateral weight; more keeps costing.
+COLLATERAL_SCALE_HOURS = 1 / 6
 GRADES = ((90, "A"), (80, "B"), (65, "C"), (50, "D"))
 
 
@@ -53,16 +64,25 @@ class Score:
             "components": [asdict(c) for c in self.components],
         }
 
+    def component(self, name: str) -> Component:
+        return next(c for c in self.components if c.name == name)
+
+
+@dataclass(frozen=True)
+class Night:
+    """One measured night with its collateral worked out against the floor."""
+
+    outcome: Outcome
+    harm: Collateral
+
 
 @dataclass(frozen=True)
 class Axis:
-    """How one component reads an Outcome: a display figure, a goodness (higher is better), a
-    scale for when par equals floor, and a sentence."""
-
-    figure: Callable[[Outcome], Any]
-    goodness: Callable[[Outcome, float], float]
-    scale: float
-    explain: Callable[[Outcome, Outcome, Outcome, Callable[[float], str]], str]
+    figure: Callable[[Night], Any]
+    goodness: Callable[[Night], float]  # higher is better
+    scale: float  # how far below par costs everything, when par equals floor
+    explain: Callable[[Night, Night, Night, Callable[[float], str]], str]
+    uncapped: bool = False  # may cost more than its weight
 
 
 def build_score(
@@ -75,191 +95,240 @@ def build_score(
     job_gpus: int,
     clock: Callable[[float], str],
 ) -> Score:
-    axes = _axes(job_gpus)
+    nights = [
+        Night(o, against_floor(o.others, floor.others, o.harms, o.healthy_gpu_seconds))
+        for o in (mine, par, floor)
+    ]
     weights = {**DEFAULT_WEIGHTS, **weights}
-    if mine.match is None and par.match is None:
-        weights["integrity"] = 0.0  # no replica ran: nothing measured, nothing scored
+    if mine.plan_fallback is None or par.plan_fallback is None or floor.plan_fallback is None:
+        weights["plan"] = 0.0  # no pre-shift plan in this incident: nothing to judge
     components = []
-    for name, axis in axes.items():
+    for name, axis in _axes(job_gpus, mine.target_steps).items():
         weight = weights.get(name, 0.0)
-        g_mine = axis.goodness(mine, night_length)
-        g_par = axis.goodness(par, night_length)
-        g_floor = axis.goodness(floor, night_length)
-        share = _share(g_mine, g_par, g_floor, axis.scale)
+        g_mine, g_par, g_floor = (axis.goodness(n) for n in nights)
+        share = _share(g_mine, g_par, g_floor, axis.scale, axis.uncapped)
         components.append(
             Component(
                 name=name,
-                value=axis.figure(mine),
-                par=axis.figure(par),
-                floor=axis.figure(floor),
+                value=axis.figure(nights[0]),
+                par=axis.figure(nights[1]),
+                floor=axis.figure(nights[2]),
                 points=round(weight * share, 2),
                 weight=weight,
-                why=axis.explain(mine, par, floor, clock),
+                why=axis.explain(*nights, clock),
             )
         )
     possible = sum(c.weight for c in components) or 1.0
-    total = round(min(100.0, 100.0 * sum(c.points for c in components) / possible), 1)
+    total = round(max(0.0, min(100.0, 100.0 * sum(c.points for c in components) / possible)), 1)
     grade = next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
     return Score(total, grade, tuple(components))
 
 
-def _share(mine: float, par: float, floor: float, scale: float) -> float:
+def _share(mine: float, par: float, floor: float, scale: float, uncapped: bool) -> float:
+    if uncapped:
+        # Measured against the reference alone: anything worse than it costs, without end.
+        return min(1.0, 1.0 - (par - mine) / scale)
     if par > floor:
-        return max(0.0, min(BONUS_CAP, (mine - floor) / (par - floor)))
-    if mine >= par:
-        return 1.0
-    return max(0.0, 1.0 - (par - mine) / scale)
+        share = (mine - floor) / (par - floor)
+    elif mine >= par:
+        share = 1.0
+    else:
+        share = 1.0 - (par - mine) / scale
+    return max(0.0, min(1.0, share))
 
 
-# -- the six axes ---------------------------------------------------------------------------
+# -- what each component reads -----------------------------------------------------------------
 
 
-def _recovery_seconds(o: Outcome, night: float) -> float:
-    if o.onset is None:
+def integrity_value(o: Outcome) -> float:
+    """A dead job keeps no integrity; a live one is judged by its weights (or, without the
+    replica, by whether it loaded bytes that were not what was written)."""
+    if not o.alive:
         return 0.0
-    if o.recovered_at is None:
-        return night
-    return max(0.0, o.recovered_at - o.onset)
+    base = MATCH_VALUE.get(o.match or "", 0.0) if o.match is not None else 1.0
+    return max(0.0, base - CORRUPT_LOAD_COST * o.corrupt_loaded)
 
 
-def _discipline(o: Outcome) -> float:
-    looks = o.surgery_after_look / o.surgery if o.surgery else 1.0
-    acks = o.pages_acked_in_time / o.pages if o.pages else 1.0
-    notes = 1.0 if o.notes else 0.0
-    hints = max(0.0, 1.0 - 0.25 * o.hints_used)
-    return round((looks + acks + notes + hints) / 4.0, 4)
+def recovered_value(o: Outcome) -> float:
+    return o.progress_share if o.recovered else 0.0
 
 
-def _integrity(o: Outcome) -> float:
-    base = MATCH_VALUE.get(o.match or "", 0.5)
-    return base - 0.5 * o.corrupt_loaded
-
-
-def _axes(job_gpus: int) -> dict[str, Axis]:
-    def ttr_figure(o: Outcome):
-        if o.onset is None:
-            return 0
-        return None if o.recovered_at is None else round(o.recovered_at - o.onset, 1)
-
+def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
     return {
+        "progress": Axis(
+            figure=lambda n: {
+                "steps_behind": n.outcome.steps_behind,
+                "effective_step": n.outcome.effective_step,
+                "undisturbed_step": n.outcome.baseline_step,
+            },
+            goodness=lambda n: -float(n.outcome.steps_behind),
+            scale=max(10.0, steps * 0.1),
+            explain=_why_progress,
+        ),
         "recovered": Axis(
-            figure=lambda o: o.recovered,
-            goodness=lambda o, n: 1.0 if o.recovered else 0.0,
-            scale=1.0,
+            figure=lambda n: round(recovered_value(n.outcome), 3),
+            goodness=lambda n: recovered_value(n.outcome),
+            scale=0.5,
             explain=_why_recovered,
         ),
         "time_to_recovery": Axis(
-            figure=ttr_figure,
-            goodness=lambda o, n: -_recovery_seconds(o, n),
+            figure=lambda n: n.outcome.downtime,
+            goodness=lambda n: -n.outcome.downtime,
             scale=1800.0,
             explain=_why_time,
         ),
-        "work_lost": Axis(
-            figure=lambda o: {
-                "steps_recomputed": o.steps_recomputed,
-                "steps_behind": o.steps_behind,
-                "gpu_hours": round(o.gpu_hours_wasted + o.gpu_hours_behind, 3),
-            },
-            goodness=lambda o, n: -(o.gpu_hours_wasted + o.gpu_hours_behind),
-            scale=max(1.0, job_gpus * 0.25),
-            explain=_why_work,
-        ),
         "integrity": Axis(
-            figure=lambda o: {
-                "match": o.match,
-                "corrupt_loaded": o.corrupt_loaded,
-                "corrupt_caught": o.corrupt_detected,
+            figure=lambda n: {
+                "alive": n.outcome.alive,
+                "match": n.outcome.match,
+                "corrupt_loaded": n.outcome.corrupt_loaded,
+                "corrupt_caught": n.outcome.corrupt_caught,
             },
-            goodness=lambda o, n: _integrity(o),
+            goodness=lambda n: integrity_value(n.outcome),
             scale=0.5,
             explain=_why_integrity,
         ),
         "collateral": Axis(
-            figure=lambda o: len(o.harms),
-            goodness=lambda o, n: -float(len(o.harms)),
-            scale=3.0,
+            figure=lambda n: n.harm.gpu_hours,
+            goodness=lambda n: -n.harm.gpu_hours,
+            scale=max(0.5, job_gpus * COLLATERAL_SCALE_HOURS),
             explain=_why_collateral,
+            uncapped=True,
+        ),
+        "plan": Axis(
+            figure=lambda n: n.outcome.plan_fallback,
+            goodness=lambda n: n.outcome.plan_fallback or 0.0,
+            scale=max(1.0, steps / 3.0),
+            explain=_why_plan,
         ),
         "discipline": Axis(
-            figure=_discipline,
-            goodness=lambda o, n: _discipline(o),
+            figure=lambda n: n.outcome.discipline,
+            goodness=lambda n: n.outcome.discipline,
             scale=0.5,
             explain=_why_discipline,
         ),
     }
 
 
-def _why_recovered(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    if mine.recovered and mine.final_step >= mine.target_steps:
-        return f"The job finished all {mine.target_steps} steps."
-    if mine.recovered:
-        return f"The job was training again at the end of the night, at step {mine.final_step}."
-    nothing = "recovered anyway" if floor.recovered else "did not recover"
-    return f"The job was not training at the end of the night (step {mine.final_step}). Doing nothing {nothing}."
+def _why_progress(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
+    behind = f"{o.steps_behind} steps ({format_duration(o.steps_behind * o.pace)} of training)"
+    if o.completed:
+        text = (
+            f"The job finished all {o.target_steps} steps at {clock(o.end_time)}, {behind}"
+            " behind the undisturbed run by the end of the night."
+        )
+    else:
+        text = (
+            f"The model ended {behind} behind the undisturbed run: its effective step is"
+            f" {o.effective_step}, from {o.progress_how}."
+        )
+    others = (
+        f" The reference ended {par.outcome.steps_behind} steps behind;"
+        f" doing nothing, {floor.outcome.steps_behind}."
+    )
+    return text + others
 
 
-def _why_time(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    if mine.onset is None:
+def _why_recovered(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
+    if o.completed:
+        return (
+            f"The job finished all {o.target_steps} steps, keeping {o.progress_share:.0%} of the"
+            " undisturbed run's progress by the end of the night."
+        )
+    if o.recovered:
+        return (
+            f"The job was training again for the last part of the night, at step {o.final_step};"
+            f" it kept {o.progress_share:.0%} of the undisturbed run's progress."
+        )
+    if o.alive:
+        return "The job was training at the end, but only just: a recovery needs it training for the last part of the night."
+    nothing = "recovered anyway" if floor.outcome.recovered else "did not recover"
+    return f"The job was not training at the end of the night (step {o.final_step}). Doing nothing {nothing}."
+
+
+def _why_time(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
+    if not o.outages:
         return "The job never stopped making progress."
-    if mine.recovered_at is None:
-        return f"Progress stopped at {clock(mine.onset)} and never came back."
-    took = format_duration(mine.recovered_at - mine.onset)
-    ref = (
-        ""
-        if par.recovered_at is None or par.onset is None
-        else f" The reference took {format_duration(par.recovered_at - par.onset)}."
+    parts = []
+    for start, end in o.outages:
+        if end is None:
+            parts.append(f"stopped at {clock(start)} and was still out at the end")
+        else:
+            parts.append(
+                f"stopped at {clock(start)}, resumed at {clock(end)} ({format_duration(end - start)})"
+            )
+    ref = format_duration(par.outcome.downtime) if par.outcome.outages else "no time"
+    return (
+        f"Out of action {format_duration(o.downtime)} in all: "
+        + "; ".join(parts)
+        + f". The reference lost {ref}."
     )
-    return f"Progress stopped at {clock(mine.onset)} and real steps resumed at {clock(mine.recovered_at)}, {took} later.{ref}"
 
 
-def _why_work(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    lost = mine.gpu_hours_wasted + mine.gpu_hours_behind
-    ref = par.gpu_hours_wasted + par.gpu_hours_behind
-    text = (
-        f"{mine.steps_recomputed} steps were trained twice and {mine.gpu_hours_wasted:.1f} GPU hours went to"
-        " hung gangs, failed start-ups and repeated work."
-    )
-    if mine.steps_behind:
-        text += f" The job still owed {mine.steps_behind} steps ({mine.gpu_hours_behind:.1f} GPU hours) at the end."
-    return text + f" In all {lost:.1f} GPU hours lost; the reference lost {ref:.1f}."
-
-
-def _why_integrity(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    if mine.match is None:
-        return "No replica ran, so the weights were not compared."
-    parts = {
-        "bitexact": "The final weights match the undisturbed run bit for bit.",
-        "close": f"The final weights are close to the undisturbed run (relative distance {mine.rel_l2:.2e}), not bit for bit.",
-        "diverged": "The final weights diverged from the undisturbed run: the resume lost state or loaded bad bytes.",
-    }
-    text = parts.get(mine.match, "")
-    if mine.corrupt_loaded:
-        text += f" {mine.corrupt_loaded} corrupted checkpoint(s) were loaded without a check."
-    if mine.corrupt_detected:
-        text += f" {mine.corrupt_detected} bad checkpoint(s) were caught before loading."
+def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
+    if not o.alive:
+        text = "The job was not running at the end, so its weights were not worth comparing: no integrity points."
+    elif o.match is None:
+        text = "Without the replica (sim backend) the weights are not compared; only what was loaded counts."
+    elif o.match == "bitexact":
+        text = "The final weights match the undisturbed run bit for bit."
+    elif o.match == "close":
+        distance = f" (relative distance {o.rel_l2:.2e})" if o.rel_l2 is not None else ""
+        text = f"The final weights are close to the undisturbed run{distance}, not bit for bit."
+    else:
+        text = "The final weights diverged from the undisturbed run: the resume lost state or loaded bad bytes."
+    if o.corrupt_loaded:
+        text += f" {o.corrupt_loaded} checkpoint(s) were loaded whose bytes did not match their manifest."
+    if o.corrupt_caught:
+        text += f" {o.corrupt_caught} bad checkpoint(s) were caught before they were loaded."
     return text.strip()
 
 
-def _why_collateral(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
-    if not mine.harms:
-        return "No other team's work, no healthy node and no needed checkpoint was harmed."
-    shown = "; ".join(mine.harms[:3]) + (
-        f"; and {len(mine.harms) - 3} more" if len(mine.harms) > 3 else ""
+def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
+    harm = mine.harm
+    ref = par.harm.gpu_hours
+    against = f" The reference caused {ref:.1f}."
+    if not harm.lines:
+        return (
+            "Nobody else lost more than on the night with nobody acting, and no healthy node or"
+            " needed checkpoint was taken." + against
+        )
+    shown = "; ".join(harm.lines[:4]) + (
+        f"; and {len(harm.lines) - 4} more" if len(harm.lines) > 4 else ""
     )
-    return f"Harm to others: {shown}."
+    return f"{harm.gpu_hours:.1f} GPU hours of harm: {shown}." + against
 
 
-def _why_discipline(mine: Outcome, par: Outcome, floor: Outcome, clock) -> str:
+def _why_plan(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
+    if o.plan_fallback is None:
+        return "This incident has no pre-shift plan."
+    nights = len(o.plan_nights)
+    return (
+        f"If the newest checkpoint turned out bad, your plan left the job able to fall back to"
+        f" step {o.plan_fallback:.0f} on average, over this night and {nights - 1} more seeded"
+        f" nights with failures at other moments. The reference's plan: {par.outcome.plan_fallback:.0f};"
+        f" the incident's defaults: {floor.outcome.plan_fallback:.0f}."
+    )
+
+
+def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
+    o = mine.outcome
     bits = []
-    if mine.surgery:
+    if o.changes:
         bits.append(
-            f"{mine.surgery_after_look} of {mine.surgery} node or job changes came after a look at that target"
+            f"{o.changes_after_look} of {o.changes} changes came after a look at what they changed,"
+            " made after the first sign of trouble"
         )
-    if mine.pages:
+    if o.pages_due:
         bits.append(
-            f"{mine.pages_acked_in_time} of {mine.pages} pages acknowledged within the paging target"
+            f"{o.pages_acked_in_time} of {o.pages_due} pages acknowledged within the paging target"
         )
-    bits.append(f"{mine.notes} note(s) written" if mine.notes else "no notes written")
-    if mine.hints_used:
-        bits.append(f"{mine.hints_used} hint(s) used")
+    bits.append(f"{o.notes} note(s) written" if o.notes else "no notes written")
+    if o.hints_used:
+        bits.append(f"{o.hints_used} hint(s) used")
     return "; ".join(bits).capitalize() + "."

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from drill.engine.actions.context import submitted
+
 if TYPE_CHECKING:
     from drill.engine.drill import Drill
 
@@ -90,7 +92,9 @@ def build_snapshot(drill: Drill) -> Snapshot:
         )
     jobs = []
     for job in world.jobs.values():
-        latest = world.checkpoints[job.name].latest_step if job.name in world.checkpoints else None
+        if not submitted(job):
+            continue  # another team's job that has not been submitted does not exist yet
+        latest = job.checkpoints.latest_step if job.training else None
         jobs.append(
             JobView(
                 job.name,
@@ -119,7 +123,7 @@ def build_snapshot(drill: Drill) -> Snapshot:
         nodes=tuple(nodes),
         jobs=tuple(jobs),
         alerts=alerts,
-        losses=tuple(world.losses.get(drill.incident.learner_job.name, ())),
+        losses=tuple(drill.learner_job.losses),
     )
 
 

@@ -1,5 +1,8 @@
 """Checks of an incident that need the action language: reference and graded runbook lines must
-parse, and the nodes, jobs and volumes they name must exist. Also the pre-shift plan's ranges.
+parse as the engine parses them (verb, argument count and types, options), the nodes, jobs and
+volumes they name must exist, and nothing the engine would refuse when the line runs for a reason
+known from the file alone (another team's job, a setting outside the plan). Also the pre-shift
+plan's ranges.
 
 Lives in the engine because the incident layer must not import it; `drill validate` runs both.
 """
@@ -8,18 +11,14 @@ from __future__ import annotations
 
 import difflib
 
-from drill.engine.actions.catalog import VERBS
+from drill.engine.actions.catalog import VERBS, On, refusal_on_others_job
+from drill.engine.actions.parser import parse
+from drill.engine.actions.settings import plan_refusal
 from drill.engine.timed import TEMPLATE, ActionsFileError, parse_line
 from drill.incident.clock import NightClock
 from drill.incident.errors import Problem
 from drill.incident.loader import LoadedIncident, cluster_names
 
-NODE_FIRST = {"cordon", "uncordon", "drain", "reboot", "swap", "health"}
-JOB_FIRST = {
-    "status", "logs", "cancel", "requeue", "restart", "hold", "release", "priority",
-    "ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set",
-}  # fmt: skip
-VOLUME_FIRST = {"df", "quota"}
 PLAN_DEFAULTS = {
     "ckpt-every": lambda c: c.every,
     "ckpt-keep": lambda c: c.keep,
@@ -68,6 +67,8 @@ def check(loaded: LoadedIncident) -> list[Problem]:
                 )
             for message in _names(action.text, nodes, jobs, volumes):
                 problems.append(doc.problem(loc, message))
+            for message in _refusals(action.text, incident):
+                problems.append(doc.problem(loc, message))
     for name in ("reference",):
         if not getattr(incident, name):
             problems.append(
@@ -91,37 +92,55 @@ def check(loaded: LoadedIncident) -> list[Problem]:
     return problems
 
 
-def _names(text: str, nodes: set[str], jobs: set[str], volumes: set[str]) -> list[str]:
-    words = TEMPLATE.sub("{template}", text).split()
-    head = words[0].lower()
-    verb = f"{head} {words[1].lower()}" if head == "ckpt" and len(words) > 1 else head
-    if verb not in VERBS:
-        return []
-    args = words[2:] if verb.startswith("ckpt ") else words[1:]
-    problems = []
+def _is_template(word: str) -> bool:
+    return TEMPLATE.search(word) is not None
 
-    def known(word: str, pool: set[str], kind: str) -> None:
-        if word != "{template}" and word not in pool:
+
+def _names(text: str, nodes: set[str], jobs: set[str], volumes: set[str]) -> list[str]:
+    """Every node, job and volume the line names, by its verb's argument types."""
+    command = parse(text, stand_in=_is_template)
+    pools = {"node": nodes, "job": jobs, "volume": volumes}
+    problems = []
+    for part in VERBS[command.verb].typed():
+        value = command.values.get(part.name)
+        pool = pools.get(part.type.names or "")
+        if value is None or pool is None:
+            continue
+        for word in value if part.type.many else (value,):
+            if _is_template(word) or word in pool:
+                continue
             close = difflib.get_close_matches(word, sorted(pool), n=1, cutoff=0.6)
             fix = (
                 f"did you mean {close[0]!r}?"
                 if close
                 else f"valid: {', '.join(sorted(pool)[:5]) or 'none'}"
             )
-            problems.append(f"`{text}` names {kind} {word!r}, which does not exist; {fix}")
-
-    if args:
-        if verb in NODE_FIRST:
-            known(args[0], nodes, "node")
-        elif verb in JOB_FIRST:
-            known(args[0], jobs, "job")
-        elif verb in VOLUME_FIRST and (verb == "quota" or args):
-            known(args[0], volumes, "volume")
-    if verb == "restart" and "--exclude" in args:
-        value = args[args.index("--exclude") + 1] if args.index("--exclude") + 1 < len(args) else ""
-        for name in filter(None, value.split(",")):
-            known(name, nodes, "node")
+            problems.append(
+                f"`{text}` names {part.type.names} {word!r}, which does not exist; {fix}"
+            )
     return problems
+
+
+def _refusals(text: str, incident) -> list[str]:
+    """What the engine would refuse when the line runs, known from the file: a verb that may not
+    touch another team's job, and a `set` the pre-shift plan does not allow."""
+    command = parse(text, stand_in=_is_template)
+    verb = VERBS[command.verb]
+    target = verb.target_arg
+    name = command.values.get(target.name) if target is not None else None
+    job = next((j for j in incident.jobs if j.name == name), None)
+    if verb.on != On.JOB or job is None:
+        return []
+    refusal = refusal_on_others_job(verb, job, incident.learner_job)
+    if refusal:
+        return [f"`{text}` would be refused: {refusal}"]
+    if verb.plan:
+        key, value = command.values.get("key"), command.values.get("value")
+        if key and value and not _is_template(key) and not _is_template(value):
+            refusal = plan_refusal(incident.plan, job.name, key, value)
+            if refusal:
+                return [f"`{text}` would be refused: {refusal}"]
+    return []
 
 
 def _plan_ranges(loaded: LoadedIncident) -> list[Problem]:

@@ -60,15 +60,12 @@ def storage_view(drill: Drill) -> StorageView:
                 as_of=as_of,
             )
         )
-    catalog = world.checkpoints.get(job.name)
-    checkpoints: tuple[CheckpointView, ...] = ()
-    latest = None
-    if catalog is not None:
-        checkpoints = tuple(CheckpointView(r.step, r.time, r.verified) for r in catalog.live())
-        latest = catalog.latest_step
+    catalog = job.checkpoints
+    checkpoints = tuple(CheckpointView(r.step, r.time, r.verified) for r in catalog.live())
+    latest = catalog.latest_step
     return StorageView(
         team=job.team,
-        volume=world.policy[job.name].volume if job.name in world.policy else None,
+        volume=job.policy.volume if job.policy else None,
         volumes=tuple(volumes),
         job=job.name,
         checkpoints=checkpoints,

@@ -42,8 +42,14 @@ class TimedAction:
     text: str
 
 
+LEARNER_TEMPLATE = (
+    "`{fault.ID.FIELD}` names what a fault chose, which only the incident's author knows;"
+    " templates are for reference and graded runbooks. Name the node or job yourself"
+)
+
+
 def parse_line(
-    raw: str, path: str, number: int, fault_ids: set[str] | None = None
+    raw: str, path: str, number: int, fault_ids: set[str] | None = None, templates: bool = True
 ) -> TimedAction | None:
     stripped = raw.strip()
     if not stripped or stripped.startswith("#"):
@@ -73,6 +79,8 @@ def parse_line(
     for template in TEMPLATE.finditer(stripped):
         fault, field = template.groups()
         col = indent + stripped.index(template.group(0))
+        if not templates:
+            raise ActionsFileError(path, number, col, LEARNER_TEMPLATE)
         if field not in FIELDS:
             raise ActionsFileError(
                 path, number, col, f"unknown fault field {field!r}; use one of {', '.join(FIELDS)}"
@@ -85,17 +93,19 @@ def parse_line(
     if "{" in TEMPLATE.sub("x", text):
         raise ActionsFileError(path, number, indent, "a `{...}` here is not `{fault.ID.FIELD}`")
     try:
-        parse(TEMPLATE.sub("x", text))
+        parse(text, stand_in=lambda word: TEMPLATE.search(word) is not None)
     except Reject as exc:
         col = indent + stripped.index(text, len(when))
         raise ActionsFileError(path, number, col, str(exc)) from None
     return TimedAction(number, when, text)
 
 
-def parse_text(text: str, path: str, fault_ids: set[str] | None = None) -> list[TimedAction]:
+def parse_text(
+    text: str, path: str, fault_ids: set[str] | None = None, templates: bool = True
+) -> list[TimedAction]:
     actions: list[TimedAction] = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        action = parse_line(raw, path, number, fault_ids)
+        action = parse_line(raw, path, number, fault_ids, templates)
         if action is not None:
             actions.append(action)
         if len(actions) > MAX_ACTIONS:
@@ -105,7 +115,10 @@ def parse_text(text: str, path: str, fault_ids: set[str] | None = None) -> list[
     return actions
 
 
-def load_file(path: str | Path, fault_ids: set[str] | None = None) -> list[TimedAction]:
+def load_file(
+    path: str | Path, fault_ids: set[str] | None = None, templates: bool = False
+) -> list[TimedAction]:
+    """A learner's actions file: no `{fault.*}` templates unless the caller is an author's."""
     shown = str(path)
     try:
         raw = Path(path).read_bytes()
@@ -122,4 +135,4 @@ def load_file(path: str | Path, fault_ids: set[str] | None = None) -> list[Timed
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise ActionsFileError(shown, line, 1, "not UTF-8 text; save the file as UTF-8") from None
-    return parse_text(text, shown, fault_ids)
+    return parse_text(text, shown, fault_ids, templates)

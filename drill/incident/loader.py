@@ -8,6 +8,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from drill.faults import KINDS
+from drill.faults.base import Names, Target
+from drill.faults.targets import check_target
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
@@ -49,7 +52,6 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
     """Names that must point at something real: nodes, jobs, leaves, islands, and times."""
     problems: list[Problem] = []
     node_names, leaves, islands = cluster_names(incident)
-    jobs = {job.name for job in incident.jobs}
     clock = NightClock(incident.night.start)
     length = incident.night.length
 
@@ -60,9 +62,12 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
         if name not in node_names:
             add(loc, f"no node named {name!r}; {_suggest(name, node_names)}")
 
+    slots = {slot.name: slot for slot in layout(incident.cluster)}
     for j, job in enumerate(incident.jobs):
         for n, name in enumerate(job.nodes):
             check_node(("jobs", j, "nodes", n), name)
+        for loc, message in pinned_placement(job, slots, incident.cluster.gpus_per_node):
+            add(("jobs", j, *loc), message)
         for n, name in enumerate(job.exclude):
             check_node(("jobs", j, "exclude", n), name)
         gpn = incident.cluster.gpus_per_node
@@ -76,49 +81,28 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 ("jobs", j, "submit_at"),
                 "this is after the night ends; submit it earlier or make the night longer",
             )
+    names = Names(
+        nodes=node_names,
+        leaves=leaves,
+        islands=islands,
+        jobs={job.name: job.gpus for job in incident.jobs},
+        cluster_mtbf=incident.cluster.mtbf,
+    )
     for f, fault in enumerate(incident.faults):
         base = ("faults", f)
-        target = fault.target
-        if target.job and target.job not in jobs:
-            add(
-                (*base, "target", "job"),
-                f"no job named {target.job!r}; {_suggest(target.job, jobs)}",
-            )
-        if target.node:
-            check_node((*base, "target", "node"), target.node)
-        if target.leaf and target.leaf not in leaves:
-            add(
-                (*base, "target", "leaf"),
-                f"no leaf named {target.leaf!r}; {_suggest(target.leaf, leaves)}",
-            )
-        if target.island and target.island not in islands:
-            add(
-                (*base, "target", "island"),
-                f"no island named {target.island!r}; {_suggest(target.island, islands)}",
-            )
-        if target.rank is not None and target.job and target.job in jobs:
-            width = next(j.gpus for j in incident.jobs if j.name == target.job)
-            if target.rank >= width:
-                add(
-                    (*base, "target", "rank"),
-                    f"{target.job} has ranks 0 to {width - 1}; pick a rank in that range",
-                )
-        if target.select == "count" and target.count is None:
-            add((*base, "target"), "select: count needs `count: N`")
-        if target.select == "percent" and target.percent is None:
-            add((*base, "target"), "select: percent needs `percent: P`")
+        kind = KINDS[fault.kind]
+        target = getattr(fault, "target", None)
+        if isinstance(target, Target):
+            for loc, message in check_target(target, names, (*base, "target")):
+                add(loc, message)
+        if kind.check is not None:
+            for loc, message in kind.check(fault, names):
+                add((*base, *loc), message)
         if clock.moment(fault.at) + fault.jitter >= length:
             add(
                 (*base, "at"),
                 "this fault can fire after the night ends; move it earlier or shorten the jitter",
             )
-        if fault.kind == "gpu_xid" and fault.xid is None:
-            add(
-                base,
-                "a gpu_xid fault needs `xid:`, for example 79 (fell off the bus) or 13 (application)",
-            )
-        if fault.kind == "random_failures" and not (fault.mtbf or incident.cluster.mtbf):
-            add(base, "random_failures needs `mtbf:` here or in `cluster`")
     for n, noise in enumerate(incident.noise):
         if clock.moment(noise.at) >= length:
             add(
@@ -126,6 +110,57 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 "this noise fires after the night ends; move it earlier or make the night longer",
             )
     return sorted_unique(problems)
+
+
+def pinned_placement(job, slots: dict, gpus_per_node: int) -> list[tuple[tuple, str]]:
+    """A pinned `nodes:` list is held to the gang rules the scheduler keeps for every job: the
+    exact number of nodes the job fills, each named once, in service, in one fabric island,
+    and none of them in its own `exclude` list."""
+    if not job.nodes:
+        return []
+    named = [name for name in job.nodes if name in slots]
+    if len(named) < len(job.nodes):
+        return []  # unknown names are reported on their own lines
+    problems: list[tuple[tuple, str]] = []
+    seen: set[str] = set()
+    for n, name in enumerate(job.nodes):
+        loc = ("nodes", n)
+        if name in seen:
+            problems.append(
+                (loc, f"{name} is listed twice; a GPU holds one rank, so name each node once")
+            )
+        seen.add(name)
+        if slots[name].spare:
+            problems.append(
+                (
+                    loc,
+                    f"{name} is a spare, out of service until `swap` brings it in; pin an in-service node",
+                )
+            )
+        if name in job.exclude:
+            problems.append(
+                (loc, f"{name} is also in this job's `exclude` list; drop it from one of the two")
+            )
+    islands = sorted({slots[name].island for name in job.nodes})
+    if len(islands) > 1:
+        problems.append(
+            (
+                ("nodes",),
+                f"these nodes span islands {', '.join(islands)}; a job that spans nodes must sit"
+                " inside one fabric island",
+            )
+        )
+    need = 1 if job.gpus <= gpus_per_node else job.gpus // gpus_per_node
+    if len(job.nodes) != need and not problems:
+        per = min(job.gpus, gpus_per_node)
+        problems.append(
+            (
+                ("nodes",),
+                f"a {job.gpus}-GPU job takes {need} node{'s' if need > 1 else ''} of"
+                f" {gpus_per_node} GPUs ({per} GPUs on each); this lists {len(job.nodes)}",
+            )
+        )
+    return problems
 
 
 def cluster_names(incident: Incident) -> tuple[set[str], set[str], set[str]]:

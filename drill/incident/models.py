@@ -8,124 +8,27 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    WithJsonSchema,
-    field_validator,
-    model_validator,
-)
-from pydantic_core import PydanticCustomError
+from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
 
+from drill.faults import FaultSpec
 from drill.incident import units
+from drill.incident.fields import (
+    MAX_TEXT,
+    PRIORITY_RANK,
+    Duration,
+    Moment,
+    Name,
+    PriorityClass,
+    Rate,
+    Size,
+    Strict,
+    Text,
+    located,
+)
+
+__all__ = ["PRIORITY_RANK", "Incident"]
 
 SCHEMA_VERSION = 1
-NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
-MAX_TEXT = 4000
-
-
-def _duration(value: Any) -> float:
-    try:
-        return units.parse_duration(value)
-    except units.UnitError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _offset(value: Any) -> float | str:
-    """A moment of the night: a clock time ('03:12') kept as text, or a duration from the start."""
-    if isinstance(value, str) and ":" in value:
-        try:
-            units.parse_clock(value)
-        except units.UnitError as exc:
-            raise ValueError(str(exc)) from None
-        return value
-    return _duration(value)
-
-
-def _size(value: Any) -> int:
-    try:
-        return units.parse_size(value)
-    except units.UnitError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _rate(value: Any) -> float:
-    try:
-        return units.parse_rate(value)
-    except units.UnitError as exc:
-        raise ValueError(str(exc)) from None
-
-
-Duration = Annotated[
-    float,
-    BeforeValidator(_duration),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "pattern": r"^(\d+(\.\d+)?[smhd])+$"},
-                {"type": "number", "minimum": 0},
-            ],
-            "description": units.DURATION_HELP,
-        }
-    ),
-]
-Moment = Annotated[
-    float | str,
-    BeforeValidator(_offset),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "pattern": r"^(\d{1,2}:\d{2}(:\d{2})?|(\d+(\.\d+)?[smhd])+)$"},
-                {"type": "number", "minimum": 0},
-            ],
-            "description": f"{units.CLOCK_HELP}, or {units.DURATION_HELP} after the night starts",
-        }
-    ),
-]
-Size = Annotated[
-    int,
-    BeforeValidator(_size),
-    WithJsonSchema(
-        {
-            "anyOf": [
-                {"type": "string", "pattern": r"^\d+(\.\d+)? ?[KMGTP]?i?B$"},
-                {"type": "integer", "minimum": 0},
-            ],
-            "description": units.SIZE_HELP,
-        }
-    ),
-]
-Rate = Annotated[
-    float,
-    BeforeValidator(_rate),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "pattern": r"^\d+(\.\d+)? ?[KMGTP]?i?B/[smh]$",
-            "description": units.RATE_HELP,
-        }
-    ),
-]
-Name = Annotated[str, Field(pattern=NAME_PATTERN, description="lower case letters, digits, -")]
-Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
-PriorityClass = Literal["low", "normal", "high", "urgent"]
-PRIORITY_RANK = {"low": 0, "normal": 1, "high": 2, "urgent": 3}
-
-
-def located(message: str, *at: str | int) -> PydanticCustomError:
-    """A whole-model error that names where in the file it belongs.
-
-    A model validator's error has the model's own place as its loc, which for the top level is
-    line 1. `at` is the key path, relative to the model, of the value the error is really about
-    (the second job with a used name, say); pydantic_errors puts the problem there.
-    """
-    return PydanticCustomError("located", message, {"at": at})
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 class Night(Strict):
@@ -374,52 +277,6 @@ class Background(Strict):
     )
 
 
-FaultKind = Literal[
-    "kill_rank",
-    "hang_rank",
-    "node_down",
-    "gpu_xid",
-    "straggler",
-    "link_flap",
-    "random_failures",
-    "corrupt_checkpoint",
-]
-
-
-class Target(Strict):
-    job: Name | None = Field(None, description="pick among this job's nodes and ranks")
-    node: Name | None = Field(None, description="this node, like gpu-a-3")
-    rank: int | None = Field(None, ge=0, le=4095, description="with `job`: this rank of the job")
-    leaf: str | None = Field(
-        None, description="pick among the nodes behind this leaf, like leaf-a1"
-    )
-    island: str | None = Field(None, description="pick among the nodes of this island, like a")
-    select: Literal["one", "all", "count", "percent"] = Field(
-        "one", description="how many candidates the seed picks: one, all, count or percent"
-    )
-    count: int | None = Field(None, ge=1, le=4096, description="with select: count, how many")
-    percent: float | None = Field(
-        None, gt=0, le=100, description="with select: percent, what share of the candidates"
-    )
-
-
-class Fault(Strict):
-    id: Name = Field(description="this fault's name; action lines refer to it as {fault.ID.FIELD}")
-    kind: FaultKind = Field(description="what goes wrong; see incidents/README.md for each kind")
-    at: Moment = Field(description="when the fault fires")
-    jitter: Duration = Field(0.0, description="seeded random delay added to `at`, up to this much")
-    duration: Duration | None = Field(None, description="how long it lasts, for transient faults")
-    target: Target = Field(
-        Target(), description="where it strikes; the seed picks among candidates"
-    )
-    xid: int | None = Field(None, ge=1, le=200, description="the Xid code for gpu_xid")
-    slowdown: float = Field(2.0, ge=1.0, le=100.0, description="step time factor for straggler")
-    persists_after_reboot: bool | None = Field(
-        None, description="whether a reboot clears a gpu_xid fault (default by code)"
-    )
-    mtbf: Duration | None = Field(None, description="mean time between failures per node")
-
-
 class Noise(Strict):
     at: Moment = Field(description="when the alert fires")
     severity: Literal["info", "warning", "critical"] = Field(
@@ -435,7 +292,13 @@ class Hint(Strict):
 
 
 ScoreComponent = Literal[
-    "recovered", "time_to_recovery", "work_lost", "integrity", "collateral", "discipline"
+    "progress",
+    "recovered",
+    "time_to_recovery",
+    "integrity",
+    "collateral",
+    "plan",
+    "discipline",
 ]
 
 
@@ -446,7 +309,16 @@ class Expectation(Strict):
     score_min: float | None = Field(None, ge=0, le=100, description="lowest total score allowed")
     score_max: float | None = Field(None, ge=0, le=100, description="highest total score allowed")
     loses_in: list[ScoreComponent] = Field(
-        default_factory=list, description="components where this runbook must lose points"
+        default_factory=list,
+        description="the component where this runbook loses the most points against the"
+        " reference (name several if they tie)",
+    )
+    steps_behind_max: int | None = Field(
+        None,
+        ge=0,
+        le=1_000_000,
+        description="for the reference: the most effective steps behind the undisturbed run it"
+        " may end",
     )
 
 
@@ -457,6 +329,11 @@ class GradedRunbook(Strict):
         min_length=1, max_length=200, description="timed action lines, written like the reference"
     )
     expect: Expectation = Field(Expectation(), description="what `drill test` checks for it")
+    discipline: Literal["reference", "own"] = Field(
+        "reference",
+        description="score it with the reference's acknowledgements and notes (so it loses"
+        " where its mistake is), or with its own",
+    )
 
 
 class Scoring(Strict):
@@ -504,7 +381,7 @@ class Incident(Strict):
     plan: Plan | None = Field(
         None, description="the pre-shift plan: job settings the learner chooses before the night"
     )
-    faults: list[Fault] = Field(
+    faults: list[FaultSpec] = Field(
         default_factory=list, max_length=200, description="what goes wrong, and when"
     )
     noise: list[Noise] = Field(

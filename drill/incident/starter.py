@@ -70,7 +70,7 @@ runbooks:
       - "{{fault.gpu-dies.time}}+6m health {{fault.gpu-dies.node}}"
       - "+0s drain {{fault.gpu-dies.node}}"
       - "+0s restart llm-pretrain --from scratch --exclude {{fault.gpu-dies.node}}"
-    expect: {{recovered: true, loses_in: [work_lost]}}
+    expect: {{recovered: true, loses_in: [progress]}}
 
 seeds: [1, 2]
 

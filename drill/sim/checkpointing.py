@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration, format_size
 from drill.sim.checkpoints import CheckpointRecord
-from drill.sim.jobs import Attempt, Job
+from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.storage import WritePlan
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write faile
 
 
 def checkpoint_size(world: World, job: Job) -> int:
-    spec = world.specs[job.name]
+    spec = job.spec
     return int(spec.model_params * spec.bytes_per_param)
 
 
@@ -32,11 +32,11 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
 
     Returns True when the checkpoint landed. `deadline` is a SIGKILL time (preemption grace).
     """
-    policy = world.policy[job.name]
+    policy = job.policy
     step = job.step
     size = checkpoint_size(world, job)
     volume = world.volumes.get(policy.volume) if policy.volume else None
-    if not policy.atomic and world.checkpoints[job.name].get(step) is not None:
+    if not policy.atomic and job.checkpoints.get(step) is not None:
         # Opening the final path for writing truncates the old file: its space is free now.
         delete(world, job, step, by="overwrite")
     plan = (
@@ -69,16 +69,18 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         text = f"[rank 0] RuntimeError: {WRITER_ERROR} ({plan.error})"
         world.log(job, 0, text)
         world.end_attempt(
-            job, "failed", f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}"
+            job, FAILED, f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}"
         )
         return False
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
-    replaced = world.checkpoints[job.name].get(step)
+    replaced = job.checkpoints.get(step)
     if volume:
         volume.add(world.now, job.team, size)
         if replaced is not None:
             volume.remove(world.now, job.team, replaced.size)  # the rename freed the old file
-    world.checkpoints[job.name].add(CheckpointRecord(step, world.now, size))
+    job.checkpoints.add(
+        CheckpointRecord(step, world.now, size, poisoned_from=attempt.poisoned_from)
+    )
     apply_retention(world, job)
     world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
     world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
@@ -99,7 +101,7 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
     if flight is None:
         return
     attempt.writing = None
-    policy = world.policy[job.name]
+    policy = job.policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:
         volume.writers -= 1
@@ -111,7 +113,7 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
 
 
 def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float, why: str) -> None:
-    policy = world.policy[job.name]
+    policy = job.policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     fraction = max(0.0, min(1.0, fraction))
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=max(fraction, 0.01))
@@ -126,7 +128,7 @@ def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float,
     partial = int(size * fraction)
     if volume:
         volume.add(world.now, job.team, partial)
-    world.checkpoints[job.name].add(CheckpointRecord(step, world.now, partial, condition="torn"))
+    job.checkpoints.add(CheckpointRecord(step, world.now, partial, condition="torn"))
     world.emit(
         "checkpoint",
         job.name,
@@ -137,27 +139,30 @@ def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float,
 
 def apply_retention(world: World, job: Job) -> None:
     """Keep the newest K, as the training script's own cleanup does after a good save."""
-    keep = world.policy[job.name].keep
-    live = world.checkpoints[job.name].live()
+    keep = job.policy.keep
+    live = job.checkpoints.live()
     for record in live[: max(0, len(live) - keep)]:
         delete(world, job, record.step, by="retention")
 
 
 def delete(world: World, job: Job, step: int, by: str) -> None:
-    record = world.checkpoints[job.name].get(step)
+    record = job.checkpoints.get(step)
     if record is None:
         return
     if by == "you" and record.condition == "ok":
-        newer_good = [
-            r for r in world.checkpoints[job.name].live() if r.condition == "ok" and r.step > step
-        ]
-        if not newer_good:
-            world.harm("needed_checkpoint", f"deleted checkpoint step {step}, the newest good one")
-    policy = world.policy[job.name]
+        good = [r.step for r in job.checkpoints.live() if r.condition == "ok"]
+        if not [s for s in good if s > step]:
+            # The newest good checkpoint: the work since the one before it is gone with it.
+            before = max((s for s in good if s < step), default=0)
+            lost = (step - before) * job.step_time * job.gpus
+            world.harm(
+                "needed_checkpoint", lost, f"deleted checkpoint step {step}, the newest good one"
+            )
+    policy = job.policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:
         volume.remove(world.now, job.team, record.size)
-    world.checkpoints[job.name].remove(step)
+    job.checkpoints.remove(step)
     world.training.remove(job.name, step)
     if by not in ("retention", "overwrite"):
         world.emit(

@@ -18,6 +18,7 @@ class CheckpointRecord:
     condition: str = "ok"  # ok, torn, corrupt
     verified: bool | None = None  # None: never checked; True or False after `ckpt verify`
     deleted: bool = False
+    poisoned_from: int | None = None  # written by a model that loaded bad bytes at this step
 
     def to_json(self) -> dict:
         return {
@@ -71,3 +72,10 @@ class CheckpointPolicy:
     verify_on_resume: bool
     write_time: float
     volume: str | None = None
+
+    @classmethod
+    def from_settings(cls, c) -> CheckpointPolicy:
+        """The policy an incident's `checkpoint:` block starts the night with."""
+        return cls(
+            c.every, c.keep, c.atomic, c.on_sigterm, c.verify_on_resume, c.write_time, c.volume
+        )

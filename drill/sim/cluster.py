@@ -10,26 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The Xid catalogue lives with the gpu_xid fault kind; `health` reads it from here too.
+from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
+from drill.states import OUT_OF_SERVICE, NodeState
 
-SCHEDULABLE = "up"
-NODE_STATES = ("up", "cordoned", "draining", "drained", "down", "rebooting", "spare", "joining")
-
-# Xid codes as operators triage them: these usually point at the application.
-APP_XIDS = {
-    13: "Graphics Engine Exception",
-    31: "GPU memory page fault",
-    43: "GPU stopped processing",
-}
-# And these at the hardware: drain the node and swap it.
-HW_XIDS = {
-    48: "Double Bit ECC Error",
-    79: "GPU has fallen off the bus.",
-    94: "Contained ECC error",
-    95: "Uncontained ECC error",
-}
-XID_NAMES = {**APP_XIDS, **HW_XIDS}
+SCHEDULABLE = NodeState.UP
+NODE_STATES = tuple(NodeState)
 
 
 @dataclass
@@ -38,7 +26,18 @@ class Gpu:
     xid: int | None = None  # the last Xid this GPU raised, while it is still broken
     broken: bool = False  # unusable: work placed on it fails
     clears_on_reboot: bool = False
-    throttled: float = 1.0  # step time factor from thermal or power throttling
+    # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
+    throttles: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def throttled(self) -> float:
+        return max(self.throttles.values(), default=1.0)
+
+    def break_down(self, xid: int, clears_on_reboot: bool) -> None:
+        """A hardware fault: a second one only makes it harder to fix, never easier."""
+        self.clears_on_reboot = clears_on_reboot and (self.clears_on_reboot or not self.broken)
+        self.broken = True
+        self.xid = xid
 
     @property
     def bus_id(self) -> str:
@@ -52,7 +51,7 @@ class Node:
     island: str
     leaf: str | None
     gpus: list[Gpu]
-    state: str = "up"
+    state: NodeState = NodeState.UP
     state_reason: str = ""
     responsive: bool = True  # sends heartbeats
     last_heartbeat: float = 0.0
@@ -60,6 +59,16 @@ class Node:
     kernel_log: list[tuple[float, str]] = field(default_factory=list)
     link_events: int = 0
     dead_until_swap: bool = False  # a failure that a reboot does not fix
+    # Why it is not answering, by cause (a fault's id): it answers again when none is left.
+    down_causes: set[str] = field(default_factory=set)
+    out_for_repair: bool = False  # swapped out: no longer part of the cluster
+    # When a person took this node out of service while it was healthy, and the GPU-seconds
+    # of healthy capacity that has cost so far.
+    taken_healthy_at: float | None = None
+    healthy_gpu_seconds_taken: float = 0.0
+    # A person put it back in service while one of its GPUs was broken: what fails on it now
+    # is their doing.
+    put_back_broken: bool = False
     pid_base: int = 0
 
     @property
@@ -79,7 +88,7 @@ class Node:
 
     @property
     def in_service(self) -> bool:
-        return self.state not in ("spare", "joining")
+        return self.state not in OUT_OF_SERVICE
 
 
 class Cluster:
@@ -95,7 +104,7 @@ class Cluster:
             self.islands[island.name] = []
         for slot in layout(spec):
             if slot.spare:
-                self._add(Node(slot.name, slot.island, None, self._gpus(), state="spare"))
+                self._add(Node(slot.name, slot.island, None, self._gpus(), state=NodeState.SPARE))
                 continue
             self._add(Node(slot.name, slot.island, slot.leaf, self._gpus()))
             self.islands[slot.island].append(slot.name)
@@ -112,7 +121,7 @@ class Cluster:
         return [node for node in self.nodes.values() if node.in_service]
 
     def spares_in(self, island: str) -> list[Node]:
-        return [n for n in self.nodes.values() if n.island == island and n.state == "spare"]
+        return [n for n in self.nodes.values() if n.island == island and n.state == NodeState.SPARE]
 
     def total_gpus(self) -> int:
         return sum(node.gpu_count for node in self.in_service())

@@ -5,18 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from drill.incident.models import PRIORITY_RANK
+from drill.incident.models import PRIORITY_RANK, JobSpec
+from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
+from drill.sim.ledger import Outage
+from drill.sim.logs import JobLog
+from drill.states import JobState
 
-PENDING = "pending"
-RUNNING = "running"
-PREEMPTED = "preempted"
-REQUEUED = "requeued"
-FAILED = "failed"
-NODE_FAIL = "node_fail"
-COMPLETED = "completed"
-CANCELLED = "cancelled"
-JOB_STATES = (PENDING, RUNNING, PREEMPTED, REQUEUED, FAILED, NODE_FAIL, COMPLETED, CANCELLED)
-TERMINAL = (FAILED, NODE_FAIL, COMPLETED, CANCELLED)
+PENDING = JobState.PENDING
+RUNNING = JobState.RUNNING
+PREEMPTED = JobState.PREEMPTED
+REQUEUED = JobState.REQUEUED
+FAILED = JobState.FAILED
+NODE_FAIL = JobState.NODE_FAIL
+COMPLETED = JobState.COMPLETED
+CANCELLED = JobState.CANCELLED
+JOB_STATES = tuple(JobState)
 
 
 @dataclass
@@ -40,7 +43,13 @@ class Attempt:
     stall_how: str = "kill"  # and what that does to its real process
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
+    stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
+    carried: float = 0.0  # seconds of work a background job had done before this attempt
+    loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
+    poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
+    ended_as: JobState | None = None  # the state the job took when this attempt ended
+    preempted_at: float | None = None  # when SIGTERM arrived, if it was preempted
 
     def to_json(self) -> dict:
         return {
@@ -74,8 +83,9 @@ class Job:
     held: bool = False
     requested_nodes: list[str] = field(default_factory=list)
     preemptible: bool = True
+    submitted: bool = True  # False until its submit time: nobody can see or name it yet
     # Live state.
-    state: str = PENDING
+    state: JobState = JobState.PENDING
     reason: str = ""
     step: int = 0
     steps_executed: int = 0  # every step trained, including ones redone after a restart
@@ -86,6 +96,14 @@ class Job:
     resume_from: int | str | None = "latest"  # checkpoint step, "latest" or None for scratch
     world: int = 0  # GPUs for the next attempt (a restart may change it)
     elapsed_before: float = 0.0  # background jobs already running when the night starts
+    # What the job keeps while the night goes on. Training jobs carry their incident spec,
+    # checkpoint policy and checkpoint catalog; every job has a log.
+    log: JobLog = field(default_factory=JobLog)
+    spec: JobSpec | None = None
+    policy: CheckpointPolicy | None = None
+    checkpoints: CheckpointCatalog = field(default_factory=CheckpointCatalog)
+    losses: list[tuple[int, float]] = field(default_factory=list)  # (step, loss) as trained
+    outages: list[Outage] = field(default_factory=list)  # when it stopped and came back
 
     def __post_init__(self) -> None:
         if self.world == 0:

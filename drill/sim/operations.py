@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from drill.sim.cluster import Node
 from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
+from drill.states import MARKED, NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -25,46 +26,47 @@ def healthy(node: Node) -> bool:
 
 
 def _note_healthy(world: World, node: Node, verb: str) -> None:
-    if healthy(node):
-        world.harm("healthy_node", f"{verb} {node.name}, which was healthy")
+    """A healthy node a person takes out of service: its capacity is lost until it is back."""
+    if healthy(node) and node.taken_healthy_at is None:
+        node.taken_healthy_at = world.now
+        world.emit("harm", node.name, f"{verb} {node.name}, which was healthy", hidden=True)
 
 
 def cordon(world: World, node: Node) -> str:
     _note_healthy(world, node, "cordoned")
-    world.set_node_state(node, "cordoned", "cordoned by you")
+    world.set_node_state(node, NodeState.CORDONED, "cordoned by you")
     return f"{node.name} cordoned: no new work will land on it; running work continues"
 
 
 def uncordon(world: World, node: Node) -> str:
-    world.set_node_state(node, "up", "")
+    if any(gpu.broken for gpu in node.gpus) or node.dead_until_swap:
+        node.put_back_broken = True
+    world.set_node_state(node, NodeState.UP, "")
     return f"{node.name} is up and takes new work"
 
 
 def drain(world: World, node: Node) -> str:
     _note_healthy(world, node, "drained")
     if node.allocations:
-        world.set_node_state(node, "draining", "drained by you")
+        world.set_node_state(node, NodeState.DRAINING, "drained by you")
         jobs = ", ".join(sorted(node.allocations))
         return f"{node.name} draining: no new work; waiting for {jobs} to finish"
-    world.set_node_state(node, "drained", "drained by you")
+    world.set_node_state(node, NodeState.DRAINED, "drained by you")
     return f"{node.name} drained: it is empty and takes no new work"
 
 
 def kill_work_on(world: World, node: Node, why: str) -> list[str]:
     victims = sorted(node.allocations)
     for name in victims:
-        job = world.jobs[name]
-        if not job.yours:
-            world.harm("other_job", f"{why}: killed {name} of team {job.team}")
-        world.end_attempt(job, NODE_FAIL, why)
+        world.end_attempt(world.jobs[name], NODE_FAIL, why)
     return victims
 
 
 def reboot(world: World, node: Node) -> str:
     _note_healthy(world, node, "rebooted")
-    marked = node.state in ("cordoned", "draining", "drained")
+    marked = node.state in MARKED
     victims = kill_work_on(world, node, f"node {node.name} rebooted")
-    world.set_node_state(node, "rebooting", "rebooted by you")
+    world.set_node_state(node, NodeState.REBOOTING, "rebooted by you")
     node.responsive = False
     world.env.process(_reboot_done(world, node, marked))
     killed = f"; killed {', '.join(victims)}" if victims else ""
@@ -73,28 +75,31 @@ def reboot(world: World, node: Node) -> str:
 
 def _reboot_done(world: World, node: Node, marked: bool):
     yield world.env.timeout(world.incident.cluster.reboot_time)
-    if node.state != "rebooting":
+    if node.state != NodeState.REBOOTING:
         return
     if node.dead_until_swap:
         node.last_heartbeat = world.now
-        world.set_node_state(node, "down", "did not come back after reboot")
+        world.set_node_state(node, NodeState.DOWN, "did not come back after reboot")
         return
     node.responsive = True
     node.last_heartbeat = world.now
+    node.down_causes.clear()  # a power cycle clears what a power cycle clears
+    node.put_back_broken = False
     for gpu in node.gpus:
         if gpu.broken and gpu.clears_on_reboot:
             gpu.broken = False
             gpu.xid = None
-        gpu.throttled = 1.0
+        gpu.throttles.clear()
     node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
-    world.set_node_state(node, "drained" if marked else "up", "back from reboot")
+    world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
 
 
 def swap(world: World, node: Node, spare: Node) -> str:
     _note_healthy(world, node, "swapped out")
-    spare.state = "joining"  # promised to this swap: no other swap can take it
+    spare.state = NodeState.JOINING  # promised to this swap: no other swap can take it
     victims = kill_work_on(world, node, f"node {node.name} taken out for repair")
-    world.set_node_state(node, "down", f"swapped out for repair; {spare.name} replaces it")
+    node.out_for_repair = True
+    world.set_node_state(node, NodeState.DOWN, f"swapped out for repair; {spare.name} replaces it")
     node.responsive = False
     world.env.process(_swap_done(world, node, spare))
     killed = f"; killed {', '.join(victims)}" if victims else ""
@@ -111,12 +116,10 @@ def _swap_done(world: World, node: Node, spare: Node):
         world.cluster.islands[spare.island].append(spare.name)
     if node.leaf and spare.name not in world.cluster.leaves[node.leaf][1]:
         world.cluster.leaves[node.leaf][1].append(spare.name)
-    world.set_node_state(spare, "up", f"replaced {node.name}")
+    world.set_node_state(spare, NodeState.UP, f"replaced {node.name}")
 
 
 def cancel(world: World, job: Job) -> str:
-    if not job.yours:
-        world.harm("other_job", f"cancelled {job.name} of team {job.team}")
     if job.current is not None:
         world.end_attempt(job, CANCELLED, "cancelled by you", retry=False)
     else:
@@ -125,8 +128,6 @@ def cancel(world: World, job: Job) -> str:
 
 
 def requeue(world: World, job: Job) -> str:
-    if not job.yours and job.state == RUNNING:
-        world.harm("other_job", f"requeued {job.name} of team {job.team}, losing its progress")
     world.resubmit(job, resume_from="latest" if job.training else None, why="requeued by you")
     return f"{job.name} requeued; it resumes from the latest checkpoint when placed"
 

@@ -63,8 +63,9 @@ def preempt(world: World, victim: Job, by: Job) -> None:
     if attempt is None:
         return
     attempt.preempting = True
-    if by.yours and not victim.yours:
-        world.harm("other_job", f"your job {by.name} preempted {victim.name} of team {victim.team}")
+    attempt.preempted_at = world.now
+    if victim.training and attempt.training:
+        world.progress_stopped(victim, f"preempted by {by.name}")
     grace = world.incident.cluster.preempt_grace
     world.log(
         victim,
@@ -88,7 +89,7 @@ def preempt(world: World, victim: Job, by: Job) -> None:
 def _grace_window(world: World, job: Job, attempt, by: Job, grace: float):
     deadline = world.now + grace
     why = f"preempted by {by.name}"
-    policy = world.policy.get(job.name)
+    policy = job.policy
     if attempt.writing is not None:
         # A periodic checkpoint is already being written: it has until SIGKILL to finish.
         step = attempt.writing.step

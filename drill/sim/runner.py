@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drill.sim import checkpointing
-from drill.sim.cluster import XID_NAMES
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
 
@@ -22,8 +21,8 @@ CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards bac
 
 def training_attempt(world: World, job: Job, attempt: Attempt):
     env = world.env
-    catalog = world.checkpoints[job.name]
-    resume = _resolve_resume(world, job)
+    catalog = job.checkpoints
+    resume = world.resume_point(job)
     cluster = world.incident.cluster
     world.log(
         job,
@@ -44,15 +43,24 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             " (device not usable); worker exited at start-up"
         )
         world.log(job, rank, text)
+        world.end_attempt(job, FAILED, text, blame=_blame(world, node))
+        return
+    if job.resume_from == "latest":
+        resume = catalog.latest_step  # the script reads `latest` when it loads, not before
+    record = catalog.get(resume) if resume is not None else None
+    if resume is not None and record is None:
+        # The catalog is what exists on disk, for every backend: a step deleted while the
+        # restart was queued is gone, whether or not a real replica is behind the job.
+        text = f"[rank 0] failed to load checkpoint step {resume}: no such checkpoint"
+        world.log(job, 0, text)
         world.end_attempt(job, FAILED, text)
         return
-    record = catalog.get(resume) if resume is not None else None
     outcome = world.training.start(
         job.name,
         from_step=resume,
         condition=record.condition if record else "ok",
         world=job.world,
-        verify=world.policy[job.name].verify_on_resume,
+        verify=job.policy.verify_on_resume,
     )
     if not outcome.ok:
         text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
@@ -61,6 +69,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         return
     job.step = resume or 0
     attempt.from_step = job.step
+    attempt.loaded_corrupt = outcome.poisoned
+    # A model that came from bad bytes stays suspect, and so does every checkpoint it writes.
+    attempt.poisoned_from = (
+        resume if outcome.poisoned else (record.poisoned_from if record else None)
+    )
     attempt.training = True
     job.last_step_time = env.now
     where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
@@ -69,7 +82,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         "job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step
     )
     if attempt.stall_on_start is not None:
-        world.faults.stall(job, attempt.stall_on_start, how=attempt.stall_how)
+        world.failures.stall(job, attempt.stall_on_start, how=attempt.stall_how)
+    world.failures.training_started(job)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
         if attempt.ended or attempt.preempting:
@@ -83,14 +97,15 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             continue
         job.step += 1
         job.steps_executed += 1
+        world.progress_resumed(job)
         job.last_step_time = env.now
         loss = world.training.step(job.name)
         if loss is not None:
-            world.losses.setdefault(job.name, []).append((job.step, loss))
+            job.losses.append((job.step, loss))
         world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
         if job.step % STEP_LOG_EVERY == 0:
-            world.logs[job.name].step_marks.append((env.now, job.step, loss))
-        if job.step % world.policy[job.name].every == 0 and job.step < job.steps:
+            job.log.step_marks.append((env.now, job.step, loss))
+        if job.step % job.policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return
@@ -98,13 +113,10 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     world.complete(job)
 
 
-def _resolve_resume(world: World, job: Job) -> int | None:
-    if job.resume_from is None:
-        return None
-    catalog = world.checkpoints[job.name]
-    if job.resume_from == "latest":
-        return catalog.latest_step
-    return int(job.resume_from)
+def _blame(world: World, node: str) -> str | None:
+    if world.cluster.nodes[node].put_back_broken:
+        return f"you put {node} back in service with a broken GPU"
+    return None
 
 
 def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
@@ -121,6 +133,7 @@ def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
 def background_attempt(world: World, job: Job, attempt: Attempt):
     """Other teams' work: runs for its duration unless a fault or a person ends it first."""
     remaining = max(60.0, job.duration - job.elapsed_before)
+    attempt.carried = job.elapsed_before
     job.elapsed_before = 0.0
     yield world.env.timeout(5.0)
     if attempt.ended:
@@ -128,14 +141,10 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     broken = _broken_rank(world, job)
     if broken is not None:
         rank, node, gpu = broken
-        world.end_attempt(job, FAILED, f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})")
+        why = f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})"
+        world.end_attempt(job, FAILED, why, blame=_blame(world, node))
         return
     yield world.env.timeout(remaining)
     if attempt.ended or attempt.preempting:
         return
     world.complete(job)
-
-
-def xid_line(bus_id: str, xid: int, pid: int) -> str:
-    """The kernel log line NVIDIA's driver prints for an Xid."""
-    return f"NVRM: Xid (PCI:{bus_id[:-2]}): {xid}, pid={pid}, {XID_NAMES.get(xid, 'GPU error')}"

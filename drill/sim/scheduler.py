@@ -10,6 +10,7 @@ that time or stays off the reserved nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 from drill.sim.cluster import Cluster
 from drill.sim.jobs import Job
@@ -62,11 +63,21 @@ def shape(cluster: Cluster, job: Job) -> str:
     return f"{job.world // gpn} whole nodes in one island"
 
 
+class Blocked(Enum):
+    """Why a pending job did not start: what the scheduler decided, apart from how it reads."""
+
+    HELD = "held"
+    NEVER_FITS = "never fits"  # not with the usable nodes as they stand
+    RESOURCES = "resources"  # it fits, once enough running work ends: it holds the reservation
+    PRIORITY = "priority"  # behind the job that holds the reservation
+
+
 @dataclass
 class Decision:
     job: Job
     placement: Placement | None
-    reason: str = ""
+    reason: str = ""  # what `queue` shows
+    blocked: Blocked | None = None  # None when it starts now
 
 
 def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -> list[Decision]:
@@ -81,10 +92,10 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
 
     for job in sorted(pending, key=Job.sort_key):
         if job.held:
-            decisions.append(Decision(job, None, "held: `release` lets it schedule"))
+            decisions.append(Decision(job, None, "held: `release` lets it schedule", Blocked.HELD))
             continue
         if place(cluster, job, empty_map(cluster, job)) is None:
-            decisions.append(Decision(job, None, _never_fits(cluster, job)))
+            decisions.append(Decision(job, None, _never_fits(cluster, job), Blocked.NEVER_FITS))
             continue
         placement = place(cluster, job, current_free(job))
         if placement is not None and reservation is not None:
@@ -94,7 +105,8 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
                 outside = {n: g for n, g in current_free(job).items() if n not in reserved}
                 placement = place(cluster, job, outside)
                 if placement is None:
-                    decisions.append(Decision(job, None, f"priority: behind {head.name}"))
+                    behind = f"priority: behind {head.name}"
+                    decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
                     continue
         if placement is not None:
             for node, gpus in placement:
@@ -103,9 +115,11 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
             continue
         if reservation is None:
             reservation = _reserve(cluster, job, running, taken, now)
-            decisions.append(Decision(job, None, f"resources: needs {shape(cluster, job)}"))
+            needs = f"resources: needs {shape(cluster, job)}"
+            decisions.append(Decision(job, None, needs, Blocked.RESOURCES))
         else:
-            decisions.append(Decision(job, None, f"priority: behind {reservation[2].name}"))
+            behind = f"priority: behind {reservation[2].name}"
+            decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
     return decisions
 
 

@@ -9,10 +9,12 @@ import simpy
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
 from drill.incident.units import format_duration
-from drill.sim import background, checkpointing, faults, preemption, runner, storage_events
+from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import Event
+from drill.sim.failures import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER, Failures
+from drill.sim.fault_schedule import FaultSchedule
 from drill.sim.jobs import (
     CANCELLED,
     COMPLETED,
@@ -25,14 +27,13 @@ from drill.sim.jobs import (
     Attempt,
     Job,
 )
-from drill.sim.logs import JobLog
+from drill.sim.ledger import Harm, Kill, Ledger, Outage
 from drill.sim.pager import Pager
-from drill.sim.scheduler import plan
+from drill.sim.rng import substream
+from drill.sim.scheduler import Blocked, free_map, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
-
-PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
-LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
+from drill.states import JobState, NodeState
 
 
 class World:
@@ -40,24 +41,22 @@ class World:
         self.incident = incident
         self.seed = seed
         self.env = simpy.Environment()
+        self.finished = self.env.event()  # the learner's job completed: the night is over
         self.clock = NightClock(incident.night.start)
         self.cluster = Cluster(incident.cluster)
         self.training: TrainingBackend = training or CountingTraining()
         self.pager = Pager()
+        # Every job, yours, the incident's named ones and the background, each one record.
         self.jobs: dict[str, Job] = {}
-        self.logs: dict[str, JobLog] = {}
-        self.checkpoints: dict[str, CheckpointCatalog] = {}
-        self.specs: dict[str, JobSpec] = {}
-        self.policy: dict[str, CheckpointPolicy] = {}
         self.timeline: list[Event] = []
-        self.losses: dict[str, list[tuple[int, float]]] = {}
-        # Harm the operator's actions did to others: the collateral the score counts.
-        self.harms: list[tuple[float, str, str]] = []
+        # What the night cost others and the cluster: the collateral the score counts.
+        self.ledger = Ledger()
         self._seq = 0
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
             self._add_training_job(spec)
-        self.faults = faults.FaultSchedule(self)
+        self.failures = Failures(self)
+        self.faults = FaultSchedule(self)
         self.env.process(self._scheduler_loop())
         self.schedule_pass()
         background.start(self)
@@ -71,8 +70,18 @@ class World:
         return self.env.now
 
     def run_until(self, time: float) -> None:
-        if time > self.env.now:
-            self.env.run(until=time)
+        """Run the world forward to `time`, and no further than the learner's job completing:
+        the night ends there, however the caller slices time."""
+        if time <= self.env.now or self.finished.processed:
+            return
+        stop = self.env.timeout(time - self.env.now)
+        self.env.run(until=self.env.any_of([stop, self.finished]))
+
+    def run_rest_of_night(self) -> None:
+        """After the learner's night is over, let everyone else's go on to the night's end, so
+        what happens to other teams is measured over the same hours in every run."""
+        if self.env.now < self.incident.night.length:
+            self.env.run(until=self.incident.night.length)
 
     # -- recording --------------------------------------------------------------------------
 
@@ -81,16 +90,39 @@ class World:
         self.timeline.append(event)
         return event
 
-    def harm(self, kind: str, text: str) -> None:
-        self.harms.append((self.env.now, kind, text))
+    def harm(self, kind: str, gpu_seconds: float, text: str) -> None:
+        self.ledger.harms.append(Harm(self.env.now, kind, gpu_seconds, text))
         self.emit("harm", kind, text, hidden=True)
+
+    def progress_stopped(self, job: Job, why: str) -> None:
+        """A training job stopped making progress it keeps: an outage opens, unless one is."""
+        if job.outages and job.outages[-1].end is None:
+            return
+        if any(a.training for a in job.attempts):
+            job.outages.append(Outage(self.env.now, why=why))
+
+    def progress_resumed(self, job: Job) -> None:
+        if job.outages and job.outages[-1].end is None:
+            job.outages[-1].end = self.env.now
+
+    def _record_kill(self, job: Job, attempt: Attempt, why: str, blame: str | None) -> None:
+        """Someone else's work ended before it was done: what it had not saved is lost."""
+        if attempt.start is None:
+            return
+        if job.training:
+            saved = job.checkpoints.latest_step or 0
+            steps = max(0, job.step - saved) if attempt.training else 0
+            lost = steps * job.step_time * attempt.gpus
+        else:
+            lost = (attempt.carried + self.env.now - attempt.start) * attempt.gpus
+        self.ledger.kills.append(Kill(self.env.now, job.name, job.team, lost, why, blame))
 
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
         self.emit("alert", source, text, id=alert.id, severity=severity)
 
     def log(self, job: Job, rank: int | None, text: str) -> None:
-        self.logs[job.name].add(self.env.now, rank, text)
+        job.log.add(self.env.now, rank, text)
 
     # -- jobs -------------------------------------------------------------------------------
 
@@ -114,21 +146,18 @@ class World:
             requested_nodes=list(spec.nodes),
             preemptible=spec.preemptible,
             resume_from=None,
+            spec=spec,
+            policy=CheckpointPolicy.from_settings(spec.checkpoint),
+            checkpoints=CheckpointCatalog(),
         )
-        self.specs[spec.name] = spec
-        c = spec.checkpoint
-        self.policy[spec.name] = CheckpointPolicy(
-            c.every, c.keep, c.atomic, c.on_sigterm, c.verify_on_resume, c.write_time, c.volume
-        )
-        self.checkpoints[spec.name] = CheckpointCatalog()
         self.add_job(job, submit)
 
     def add_job(self, job: Job, submit_time: float) -> None:
         self.jobs[job.name] = job
-        self.logs[job.name] = JobLog()
         job.state = PENDING
         job.reason = "submitted"
         if submit_time > self.env.now:
+            job.submitted = False
             job.reason = "not yet submitted"
             self.env.process(self._submit_later(job, submit_time))
         else:
@@ -136,6 +165,7 @@ class World:
 
     def _submit_later(self, job: Job, when: float):
         yield self.env.timeout(when - self.env.now)
+        job.submitted = True
         job.reason = "submitted"
         job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
         self.emit("job_state", job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})")
@@ -145,14 +175,12 @@ class World:
         return self.clock.moment(value)
 
     def pending_jobs(self) -> list[Job]:
-        return [
-            j for j in self.jobs.values() if j.state == PENDING and j.reason != "not yet submitted"
-        ]
+        return [j for j in self.jobs.values() if j.state == PENDING and j.submitted]
 
     def running_jobs(self) -> list[Job]:
         return [j for j in self.jobs.values() if j.state == RUNNING]
 
-    def set_state(self, job: Job, state: str, reason: str = "") -> None:
+    def set_state(self, job: Job, state: JobState, reason: str = "") -> None:
         if job.state == state and job.reason == reason:
             return
         job.state = state
@@ -179,7 +207,7 @@ class World:
                 self.start_attempt(decision.job, decision.placement)
                 continue
             decision.job.reason = decision.reason
-            if not preempted and decision.reason.startswith("resources"):
+            if not preempted and decision.blocked is Blocked.RESOURCES:
                 # One preemption round per pass: victims free their GPUs over the grace window.
                 victims = preemption.choose_victims(self, decision.job)
                 for victim in victims:
@@ -191,24 +219,30 @@ class World:
                     )
 
     def _place_requested(self, pending: list[Job]) -> None:
-        """Jobs the incident pins to named nodes at the start take exactly those nodes."""
-        gpn = self.cluster.gpus_per_node
+        """Jobs the incident pins to named nodes at the start take exactly those nodes, under the
+        same gang rules as any placement (one island, whole nodes, usable, not excluded)."""
         for job in pending:
-            if not job.requested_nodes or job.attempts[-1].number != 1:
+            if not job.requested_nodes or job.attempts[-1].number != 1 or job.held:
                 continue
-            nodes = [self.cluster.nodes[n] for n in job.requested_nodes]
-            if all(n.schedulable and len(n.free_gpus()) >= min(gpn, job.world) for n in nodes):
-                per = min(gpn, job.world)
-                self.start_attempt(job, [(n.name, n.free_gpus()[:per]) for n in nodes])
+            free = {
+                name: gpus
+                for name, gpus in free_map(self.cluster, job).items()
+                if name in job.requested_nodes
+            }
+            placement = place(self.cluster, job, free)
+            if placement is not None and {n for n, _ in placement} == set(job.requested_nodes):
+                # Ranks fill the nodes in the order the incident lists them.
+                placement.sort(key=lambda pair: job.requested_nodes.index(pair[0]))
+                self.start_attempt(job, placement)
 
     def start_attempt(self, job: Job, placement: list[tuple[str, list[int]]]) -> None:
+        invariants.check_placement(self, job, placement)
         attempt = job.current
         if attempt is None:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
             job.attempts.append(attempt)
         attempt.start = self.env.now
-        if job.name in self.logs:
-            self.logs[job.name].silent_from.clear()  # new processes, new logs
+        job.log.silent_from.clear()  # new processes, new logs
         attempt.nodes = [node for node, _ in placement]
         attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement
@@ -219,13 +253,17 @@ class World:
             self.env.process(runner.training_attempt(self, job, attempt))
         else:
             self.env.process(runner.background_attempt(self, job, attempt))
+        self.faults.job_placed(job)
 
     def forget(self, job: Job) -> None:
         """Drop a job that never ran (used while drawing the starting background load)."""
         self.jobs.pop(job.name, None)
-        self.logs.pop(job.name, None)
 
-    def set_node_state(self, node, state: str, reason: str = "") -> None:
+    def set_node_state(self, node, state: NodeState, reason: str = "") -> None:
+        if state == NodeState.UP and node.taken_healthy_at is not None:
+            gpus = len(node.gpus)
+            node.healthy_gpu_seconds_taken += (self.env.now - node.taken_healthy_at) * gpus
+            node.taken_healthy_at = None
         node.state = state
         node.state_reason = reason
         text = f"{node.name} {state}" + (f": {reason}" if reason else "")
@@ -235,13 +273,20 @@ class World:
         for name, _ in job.placement:
             node = self.cluster.nodes[name]
             node.allocations.pop(job.name, None)
-            if node.state == "draining" and not node.allocations:
-                self.set_node_state(node, "drained", node.state_reason)
+            if node.state == NodeState.DRAINING and not node.allocations:
+                self.set_node_state(node, NodeState.DRAINED, node.state_reason)
         # The scheduler picks up freed GPUs at its next interval, as real ones do.
         job.placement = []
 
     def end_attempt(
-        self, job: Job, state: str, why: str, *, retry: bool = True, quiet: bool = False
+        self,
+        job: Job,
+        state: str,
+        why: str,
+        *,
+        retry: bool = True,
+        quiet: bool = False,
+        blame: str | None = None,
     ) -> None:
         """End the running attempt; failures requeue while the retry policy allows.
 
@@ -253,6 +298,11 @@ class World:
         attempt.ended = True
         attempt.end = self.env.now
         attempt.why = why
+        attempt.ended_as = state
+        if job.training:
+            self.progress_stopped(job, why)
+        if not job.yours:
+            self._record_kill(job, attempt, why, blame)
         checkpointing.interrupt(self, job, attempt)
         if attempt.stall_wake is not None and not attempt.stall_wake.triggered:
             attempt.stall_wake.succeed()
@@ -261,6 +311,7 @@ class World:
             return
         if state == PREEMPTED:
             # Slurm's PreemptMode=REQUEUE: back in the queue, not counted as a restart.
+            job.resume_from = "latest"
             self.set_state(job, PREEMPTED, why)
             self.env.process(self._requeue_after(job, 0.0))
             return
@@ -269,6 +320,7 @@ class World:
             why = f"{why}; the surviving ranks raised: {' | '.join(attempt.real_errors)}"
         if state in (FAILED, NODE_FAIL) and retry and job.restarts_used < job.max_restarts:
             job.restarts_used += 1
+            job.resume_from = "latest"  # what the retry policy will load
             self.set_state(job, REQUEUED, why)
             if job.yours:
                 self.alert(
@@ -312,8 +364,11 @@ class World:
             attempt.ended = True
             attempt.end = self.env.now
             attempt.why = "completed"
+            attempt.ended_as = COMPLETED
         self.free(job)
         self.set_state(job, COMPLETED, "")
+        if job.yours and not self.finished.triggered:
+            self.finished.succeed()
 
     def verify_checkpoint(self, job: Job, record) -> tuple[bool, str]:
         return self.training.verify(job.name, record.step, record.condition)
@@ -322,7 +377,7 @@ class World:
         checkpointing.delete(self, job, step, by)
 
     def checkpoint_read_time(self, job: Job) -> float:
-        volume_name = self.policy[job.name].volume
+        volume_name = job.policy.volume
         if volume_name and volume_name in self.volumes:
             return self.volumes[volume_name].read_time(checkpointing.checkpoint_size(self, job))
         return runner.CHECKPOINT_READ_TIME
@@ -336,8 +391,31 @@ class World:
             node = self.cluster.nodes[node_name]
             for gpu in gpus:
                 slowest = max(slowest, node.gpus[gpu].throttled)
-            slowest = max(slowest, self.faults.leaf_slowdown(node.leaf))
+            slowest = max(slowest, self.failures.leaf_slowdown(node.leaf))
         return factor * slowest
+
+    def resume_point(self, job: Job) -> int | None:
+        """The checkpoint step the job's next attempt loads, or None for a start from scratch."""
+        if job.resume_from is None:
+            return None
+        if job.resume_from == "latest":
+            return job.checkpoints.latest_step
+        return int(job.resume_from)
+
+    def jobs_on_gpu(self, node_name: str, gpu: int) -> list[tuple[Job, int]]:
+        """The jobs holding this GPU, each with the rank it runs there."""
+        found = []
+        node = self.cluster.nodes[node_name]
+        for job_name, gpus in sorted(node.allocations.items()):
+            if gpu in gpus:
+                job = self.jobs[job_name]
+                ranks = job.ranks_on(node_name)
+                found.append((job, ranks[gpus.index(gpu)] if ranks else 0))
+        return found
+
+    def rng(self, name: str):
+        """A named random stream of this night's seed (drill/sim/rng.py)."""
+        return substream(self.seed, name)
 
     def next_seq(self) -> int:
         self._seq += 1

@@ -1,26 +1,29 @@
 """The 3am Drill app: picker, briefing, plan, night, debrief.
 
 The app owns the flow between screens and routes the engine worker's messages to them. It does
-not import torch: the inprocess backend loads it in the session worker, while the learner reads
-the briefing.
+not import torch: the picker or the briefing is drawn first, then the inprocess backend loads
+torch in a worker while the learner reads. No save is written until the night starts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 
+from drill.tui.bindings import bindings
 from drill.tui.driver import NightDriver, NightSpec
 from drill.tui.messages import (
     BaselineReady,
     EngineFailed,
     FrameReady,
+    Progress,
     Scored,
     SessionFailed,
     SessionReady,
+    WarmedUp,
 )
 from drill.tui.pacing import DEFAULT_SPEED, Pacing
 from drill.tui.palette import AppCommands
@@ -30,15 +33,7 @@ class DrillApp(App[int]):
     CSS_PATH = Path(__file__).with_name("drill.tcss")  # absolute: subclasses may live anywhere
     TITLE = "3am Drill"
     COMMANDS = App.COMMANDS | {AppCommands}
-    BINDINGS = [
-        Binding(
-            "ctrl+q",
-            "quit",
-            "Quit",
-            priority=True,
-            tooltip="Quit; asks first. Every action is already saved.",
-        ),
-    ]
+    BINDINGS = bindings("app")
 
     def __init__(
         self,
@@ -54,8 +49,14 @@ class DrillApp(App[int]):
         speed: int = DEFAULT_SPEED,
         paused: bool = False,
         cursor_blink: bool = True,
+        config_dir: Path | None = None,
     ) -> None:
         super().__init__()
+        from drill.tui.config import config_dir as default_config_dir
+        from drill.tui.config import load_config
+
+        self.config_folder = Path(config_dir) if config_dir else default_config_dir()
+        self.config = load_config(self.config_folder)
         self.loaded = loaded
         self.seed = seed
         self.backend = backend
@@ -70,10 +71,13 @@ class DrillApp(App[int]):
         self.driver: NightDriver | None = None
         self.pacing = Pacing(speed=speed, hard=hard, paused=paused)
         self._quitting = False
+        # (screen, torch imported?) when the first screen was drawn, before any slow work.
+        self.first_frame: tuple[str, bool] | None = None
 
     # -- the flow ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self._apply_config()
         if self.resume is not None:
             self.begin(
                 self.loaded, seed=self.resume.seed, backend=self.resume.backend, resume=self.resume
@@ -85,6 +89,42 @@ class DrillApp(App[int]):
 
             self.push_screen(PickerScreen(self.saves_dir))
 
+    def _apply_config(self) -> None:
+        """The learner's theme and keys from config.toml; what is wrong in it is a notice,
+        never a crash."""
+        from drill.tui.bindings import BY_ID
+        from drill.tui.config import unknown_ids
+
+        config = self.config
+        problems = list(config.problems)
+        if config.theme:
+            if config.theme in self.available_themes:
+                self.theme = config.theme
+            else:
+                known = ", ".join(sorted(self.available_themes))
+                problems.append(f"{config.path}: no theme {config.theme!r}; try one of: {known}")
+        unknown = unknown_ids(config.keymap, set(BY_ID))
+        for binding_id in unknown:
+            problems.append(
+                f"{config.path}: no key binding with id {binding_id!r}; F1 lists the ids"
+            )
+        self.set_keymap({k: v for k, v in config.keymap.items() if k not in unknown})
+        for problem in problems:
+            self.notify(problem, title="config.toml", severity="warning", timeout=12)
+        self._theme_loaded = True
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked from the palette is kept for next time, in config.toml."""
+        if not getattr(self, "_theme_loaded", False) or theme == self.config.theme:
+            return
+        from drill.tui.config import save_theme
+
+        self.config.theme = theme
+        try:
+            save_theme(theme, self.config_folder)
+        except OSError as exc:
+            self.notify(f"Could not keep the theme in config.toml: {exc}", severity="warning")
+
     def _show(self, screen) -> None:
         """Replace the current step of the flow (modal screens stay out of it)."""
         if len(self.screen_stack) > 1:
@@ -92,8 +132,20 @@ class DrillApp(App[int]):
         else:
             self.push_screen(screen)
 
+    def drawn(self, screen) -> None:
+        """A flow screen has been drawn for the first time. The slow work waits for this, so
+        the learner sees the picker or the briefing before torch loads."""
+        if self.first_frame is None:
+            self.first_frame = (type(screen).__name__, "torch" in sys.modules)
+        if (
+            type(screen).__name__ == "BriefingScreen"
+            and self.driver is not None
+            and self.driver.spec is screen.spec
+        ):
+            self.driver.warm_up()
+
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
-        """Start building a night and show its briefing."""
+        """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
         from drill.tui.screens.briefing import BriefingScreen
 
         incident = loaded.incident
@@ -107,7 +159,6 @@ class DrillApp(App[int]):
         )
         self.driver = NightDriver(self, spec)
         self.pacing = Pacing(speed=self.start_speed, hard=self.hard, paused=self.start_paused)
-        self.driver.build()
         self._show(BriefingScreen(spec, resumed=resume is not None))
 
     def after_briefing(self) -> None:
@@ -120,8 +171,10 @@ class DrillApp(App[int]):
             self.start_night([])
 
     def start_night(self, plan: list[str]) -> None:
+        """The night starts here: the session, and with it the save."""
         from drill.tui.screens.night import NightScreen
 
+        self.driver.open()
         self._show(NightScreen(self.driver, self.pacing, plan))
 
     def open_debrief(self) -> None:
@@ -149,6 +202,25 @@ class DrillApp(App[int]):
             await self._finish_driver()
             spec = driver.spec
             self.begin(spec.loaded, seed=spec.seed, backend=spec.backend)
+
+        self.run_worker(go(), exclusive=True, group="flow")
+
+    def next_incident(self) -> None:
+        """The incident after this one in the suggested order (the first again after the
+        last), on the same backend."""
+        from drill.tui.screens.picker import next_entry
+
+        async def go() -> None:
+            driver = self.driver
+            await self._finish_driver()
+            following = next_entry(driver.spec.incident.id, self.saves_dir)
+            if following is None:  # nothing else can be listed: the picker says why
+                from drill.tui.screens.picker import PickerScreen
+
+                self.driver = None
+                self._show(PickerScreen(self.saves_dir))
+                return
+            self.begin(following.loaded, backend=driver.spec.backend)
 
         self.run_worker(go(), exclusive=True, group="flow")
 
@@ -233,6 +305,20 @@ class DrillApp(App[int]):
         if self.driver is not None:
             self.driver.pump()
 
+    def on_warmed_up(self, message: WarmedUp) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        briefing = self._screen("BriefingScreen")
+        if briefing is not None:
+            briefing.refresh_status()
+
+    def on_progress(self, message: Progress) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        debrief = self._screen("DebriefScreen")
+        if debrief is not None:
+            debrief.show_progress(message)
+
     def on_session_failed(self, message: SessionFailed) -> None:
         if getattr(message, "origin", None) is not self.driver:
             return
@@ -278,6 +364,7 @@ class DrillApp(App[int]):
             return
         if self.driver is not None:
             self.driver.failed = True
+            self.driver.failure = message.text
             self.driver.done()
         for screen in self.screen_stack:
             if hasattr(screen, "engine_failed"):

@@ -1,7 +1,8 @@
-"""Tab completion for the command line: verbs, then the names each verb's usage asks for.
+"""Tab completion for the command line: verbs, then what each argument of the verb can be.
 
-The verbs and their arguments come from the engine's catalog (its usage strings), so a new verb
-completes without touching this file. Names come from the latest snapshot the screen has.
+The verbs, their arguments and options and each argument's type come from the verbs'
+declarations (drill/engine/actions/catalog.py), so a new verb completes without touching this
+file. Names come from the latest snapshot the screen has.
 """
 
 from __future__ import annotations
@@ -9,12 +10,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from drill.engine.actions.catalog import VERBS
-from drill.engine.actions.storage import SETTINGS
+from drill.engine.actions import argtypes
+from drill.engine.actions.argtypes import ArgType
+from drill.engine.actions.catalog import GROUPS, VERBS, Option, Verb, heads, verb_of
+from drill.engine.actions.settings import SETTINGS
+from drill.incident.models import PRIORITY_RANK
 
 # Typed lines the TUI handles itself; they are not actions and are not saved.
 TUI_COMMANDS = ("pause", "resume", "speed", "quit", "debrief")
-PRIORITIES = ("low", "normal", "high", "urgent")
 DURATIONS = ("1m", "5m", "10m", "30m")
 SPEED_CHOICES = ("1", "10", "60", "300", "600")
 
@@ -24,69 +27,49 @@ class Names:
     """What can be named right now: read from the latest snapshot."""
 
     nodes: tuple[str, ...] = ()
-    jobs: tuple[str, ...] = ()
-    training_jobs: tuple[str, ...] = ()  # jobs with steps and checkpoints: what ckpt and set take
+    jobs: tuple[str, ...] = ()  # every job the learner can see
+    own_jobs: tuple[str, ...] = ()  # the learner's: what verbs refused on other teams' jobs take
     volumes: tuple[str, ...] = ()
     alerts: tuple[str, ...] = ()
     steps: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Usage:
-    positional: tuple[str, ...]  # placeholders in order, like JOB, NODE, STEP
-    options: dict[str, str]  # --from: STEP|latest|scratch
+def _first_words() -> list[str]:
+    return sorted(set(heads()) | set(TUI_COMMANDS))
 
 
-def parse_usage(verb: str) -> Usage:
-    tokens = VERBS[verb].usage.split()[len(verb.split()) :]
-    positional: list[str] = []
-    options: dict[str, str] = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        bare = token.strip("[]")
-        if token.startswith("[--"):
-            value = (
-                tokens[i + 1].strip("[]") if i + 1 < len(tokens) and not token.endswith("]") else ""
-            )
-            options[bare] = value
-            i += 2 if value else 1
-            continue
-        if not bare.startswith("+"):
-            positional.append(bare)
-        i += 1
-    return Usage(tuple(positional), options)
-
-
-def heads() -> list[str]:
-    words = sorted({verb.split()[0] for verb in VERBS} | set(TUI_COMMANDS))
-    return words
-
-
-def _placeholder(kind: str, verb: str, done: list[str], names: Names) -> list[str]:
-    kind = kind.split("|")[0] if not kind.startswith("ALERT") else kind
-    if kind == "JOB":
-        return list(names.training_jobs if verb.startswith("ckpt") or verb == "set" else names.jobs)
-    if kind == "NODE" or kind.startswith("NODE"):
+def _values(kind: ArgType, verb: Verb, done: list[str], names: Names) -> list[str]:
+    """What a word of this type can be right now."""
+    if kind.names == "node":
         return list(names.nodes)
-    if kind.startswith("ALERT"):
-        return [*names.alerts, "all"]
-    if kind == "VOLUME":
+    if kind.names == "job":
+        return list(names.jobs if verb.others_jobs else names.own_jobs)
+    if kind.names == "volume":
         return list(names.volumes)
-    if kind in ("STEP", "STEP|latest|scratch"):
+    if kind.names == "page":
+        return [*names.alerts, "all"]
+    if kind is argtypes.STEP:
         return list(names.steps)
-    if kind == "KEY":
+    if kind is argtypes.RESUME:
+        return [*names.steps, "latest", "scratch"]
+    if kind is argtypes.CLASS:
+        return list(PRIORITY_RANK)
+    if kind is argtypes.KEY:
         return list(SETTINGS)
-    if kind == "VALUE":
-        return ["yes", "no"] if done and done[-1] in ("ckpt-on-sigterm", "verify-on-resume") else []
-    if kind == "CLASS":
-        return list(PRIORITIES)
-    if kind == "DURATION":
+    if kind is argtypes.VALUE:
+        setting = SETTINGS.get(done[-1].lower()) if done else None
+        return list(setting.choices) if setting else []
+    if kind is argtypes.DURATION:
         return list(DURATIONS)
-    if kind == "VERB":
-        return sorted(VERBS)
-    if kind.startswith("--"):
-        return [kind]
+    return []
+
+
+def _verb_names(args: list[str]) -> list[str]:
+    """`help`'s argument: a verb's first word, then a group's second."""
+    if not args:
+        return heads()
+    if len(args) == 1 and args[0].lower() in GROUPS:
+        return sorted(GROUPS[args[0].lower()])
     return []
 
 
@@ -96,55 +79,46 @@ def candidates(text: str, names: Names) -> list[str]:
     current = "" if not words or text.endswith(" ") else words[-1]
     done = words if not current else words[:-1]
     if not done:
-        return [w for w in heads() if w.startswith(current.lower())]
+        return [w for w in _first_words() if w.startswith(current.lower())]
     head = done[0].lower()
     if head == "speed" and len(done) == 1:
         return [s for s in SPEED_CHOICES if s.startswith(current)]
     if head in TUI_COMMANDS:
         return []
-    if head == "ckpt" and len(done) == 1:
-        subs = sorted(v.split()[1] for v in VERBS if v.startswith("ckpt "))
-        return [s for s in subs if s.startswith(current.lower())]
-    verb = " ".join(w.lower() for w in done[:2]) if head == "ckpt" else head
-    if verb not in VERBS or verb == "note":
+    if head in GROUPS and len(done) == 1:
+        return [s for s in sorted(GROUPS[head]) if s.startswith(current.lower())]
+    found = verb_of(done)
+    if found is None:
         return []
-    usage = parse_usage(verb)
-    args = done[len(verb.split()) :]
-    if args and args[-1] in usage.options:
-        value = usage.options[args[-1]]
-        pool = _option_values(value, names)
+    verb = VERBS[found[0]]
+    args = done[found[1] :]
+    rest_arg = next((a for a in verb.args if a.type.rest), None)
+    if rest_arg is not None:
+        pool = _verb_names(args) if rest_arg.type is argtypes.VERB else []
+        return [c for c in pool if c.startswith(current)]
+    options = {o.flag: o for o in verb.options}
+    if args and args[-1] in options:
+        pool = _values(options[args[-1]].type, verb, args, names)
     else:
-        filled = _positional_count(args, usage)
+        filled = _positional_count(args, options)
         pool = []
-        if filled < len(usage.positional):
-            pool = _placeholder(usage.positional[filled], verb, args, names)
-        if filled >= len(usage.positional) or not pool:
+        if filled < len(verb.args):
+            pool = _values(verb.args[filled].type, verb, args, names)
+        if filled >= len(verb.args) or not pool:
             used = set(args)
-            pool = pool + [o for o in usage.options if o not in used]
-    if verb == "help" and not args:
-        pool = sorted({v.split()[0] for v in VERBS})
+            pool = pool + [flag for flag in options if flag not in used]
     return [c for c in pool if c.startswith(current)]
 
 
-def _option_values(value: str, names: Names) -> list[str]:
-    if value.startswith("STEP"):
-        return [*names.steps, "latest", "scratch"]
-    if value.startswith("NODE"):
-        return list(names.nodes)
-    if value == "N":
-        return []
-    return []
-
-
-def _positional_count(args: list[str], usage: Usage) -> int:
+def _positional_count(args: list[str], options: dict[str, Option]) -> int:
     count = 0
     skip = False
     for arg in args:
         if skip:
             skip = False
             continue
-        if arg in usage.options:
-            skip = bool(usage.options[arg])
+        if arg in options:
+            skip = True
             continue
         count += 1
     return count
@@ -177,9 +151,8 @@ def usage_line(text: str) -> str:
             "quit": "quit: leave; every action is already saved",
             "debrief": "debrief: end the night now and see the score",
         }[head]
-    verb = " ".join(w.lower() for w in words[:2]) if head == "ckpt" and len(words) > 1 else head
-    if verb not in VERBS:
+    found = verb_of(words)
+    if found is None:
         return ""
-    v = VERBS[verb]
-    cost = "its duration" if v.name == "wait" else f"{int(v.cost)}s"
-    return f"{v.usage}: {v.summary} ({cost})"
+    v = VERBS[found[0]]
+    return f"{v.usage}: {v.summary} ({v.cost.label})"

@@ -2,6 +2,12 @@
 under one lock, and reports back with a message. The event loop never waits on a replica step
 or a checkpoint write.
 
+Two steps before the night, so that nothing is written until the learner starts it:
+- `warm_up` (after the briefing is on screen): import torch and train or load the baseline for
+  the real replica, or rebuild a resumed night from its save. No new file is written.
+- `open` (when the night starts): `Session.start`, which writes the save's header. Quitting at
+  the briefing or the plan leaves no empty save behind.
+
 Calls are queued on the event loop's side (`act`, `advance`, `score`) and started one after
 another, so the engine sees them in the order the learner made them.
 """
@@ -24,9 +30,11 @@ from drill.tui.messages import (
     EngineFailed,
     Frame,
     FrameReady,
+    Progress,
     Scored,
     SessionFailed,
     SessionReady,
+    WarmedUp,
 )
 
 if TYPE_CHECKING:
@@ -73,9 +81,13 @@ class NightDriver:
         self.baseline: tuple[float, ...] = ()
         self.error: str | None = None
         self.failed = False  # an engine call raised: stop driving the night
+        self.failure = ""  # its traceback, for the screen and for tests
         self.closed = False
+        self.stopping = False  # leaving: long work stops at its next step
         self.finished = False  # the score line is in the save
         self.busy = False
+        self.warm = False  # torch and the baseline are loaded (or the resumed night rebuilt)
+        self.opening = False  # `open` was called: the session is on its way
         self.pending: deque[tuple[str, object]] = deque()
         self._saved_texts: dict[str, str] = dict(spec.resume.texts) if spec.resume else {}
 
@@ -99,17 +111,67 @@ class NightDriver:
 
     # -- building ---------------------------------------------------------------------------
 
-    def build(self) -> None:
-        """Load torch (for the inprocess backend) and build the session off the event loop."""
-        self.app.run_worker(self._build, thread=True, group=ENGINE_GROUP, exit_on_error=False)
+    def warm_up(self) -> None:
+        """Off the event loop, while the learner reads: the slow imports and the baseline, or
+        the resumed night. Writes nothing new."""
+        self.app.run_worker(self._warm_up, thread=True, group=ENGINE_GROUP, exit_on_error=False)
 
-    def _build(self) -> None:
+    def open(self) -> None:
+        """The night starts: the session and its save. A resumed night is already open."""
+        if self.opening:
+            return
+        self.opening = True
+        if self.spec.resume is None:
+            self.app.run_worker(self._open, thread=True, group=ENGINE_GROUP, exit_on_error=False)
+
+    def _warm_up(self) -> None:
+        worker = get_current_worker()
+        if self.spec.resume is not None:
+            self._open()
+            self.warm = self.session is not None
+            self._post(WarmedUp())
+            return
+        if self.spec.backend == "inprocess":
+            # A throwaway engine: it imports torch and loads (or trains, the first time) the
+            # undisturbed run the live curve is drawn against. The real one is built at the
+            # start of the night, in milliseconds once this has run.
+            from drill.engine.drill import Drill
+
+            with self.lock:
+                if self.closed or worker.is_cancelled:
+                    return
+                try:
+                    from drill.saves_dir import cache_dir
+
+                    spare = Drill.create(
+                        self.spec.incident,
+                        self.spec.seed,
+                        self.spec.backend,
+                        self.spec.ranks,
+                        cache_dir=cache_dir(),
+                    )
+                    try:
+                        self.baseline = tuple(spare.baseline_losses())
+                    finally:
+                        spare.close()
+                except Exception as exc:  # the replica cannot run here: say so on screen
+                    self._post(SessionFailed(_one_line(exc)))
+                    return
+            self._post(BaselineReady(self.baseline))
+        elif self.spec.backend == "gloo":
+            import torch  # noqa: F401 (the import is the slow part; the workers start later)
+        self.warm = True
+        self._post(WarmedUp())
+
+    def _open(self) -> None:
         worker = get_current_worker()
         with self.lock:
+            if self.closed or worker.is_cancelled:
+                return
             try:
                 session = open_session(self.spec)
             except Exception as exc:  # a bad save or incident: say so on screen
-                self._post(SessionFailed(str(exc)))
+                self._post(SessionFailed(_one_line(exc)))
                 return
             if worker.is_cancelled or self.closed:
                 session.close()
@@ -121,17 +183,13 @@ class NightDriver:
             frame = self._read(None, "start")
         self.frame = frame
         self._post(SessionReady(frame, self.notes))
-        if worker.is_cancelled:
+        if self.baseline or worker.is_cancelled:
             return
-        # The undisturbed run, drawn behind the live curve. It may train the baseline the first
-        # time, so it runs here, while the learner reads the briefing.
+        # The gloo backend, or a resume: the baseline comes from the live session.
         with self.lock:
             if self.closed:
                 return
-            try:
-                losses = tuple(session.drill.baseline_losses())
-            except Exception:
-                losses = ()
+            losses = tuple(session.drill.baseline_losses())
         self.baseline = losses
         self._post(BaselineReady(losses))
 
@@ -172,12 +230,16 @@ class NightDriver:
         self.pump()
 
     def _run(self, kind: str, arg: object) -> None:
+        worker = get_current_worker()
         with self.lock:
             if self.closed or self.session is None:
                 return
             try:
                 if kind == "score":
-                    message = Scored(self._debrief())
+                    debrief = self._debrief(worker)
+                    if debrief is None:
+                        return  # cancelled: the learner left before the score
+                    message = Scored(debrief)
                 else:
                     result = None
                     if kind == "act":
@@ -197,12 +259,35 @@ class NightDriver:
         drill = self.session.drill  # type: ignore[union-attr]
         return Frame(drill.snapshot(), storage_view(drill), tuple(drill.events()), result, source)
 
-    def _debrief(self) -> Debrief:
-        """The rest of the night plays out, the save gets its score line, and the reference's
-        actions come from the par cache the score just filled."""
-        from drill.engine.par import reference_actions
+    SCORING = (
+        "Playing out the rest of the night",
+        "Measuring par and floor: the reference solution and an empty night on the same seed",
+        "Scoring your night and writing the score to the save",
+    )
+
+    def _debrief(self, worker) -> Debrief | None:
+        """The rest of the night plays out, par and floor are measured (or read from the
+        cache), the save gets its score line, and the reference's actions come from the par
+        cache the score just filled. Says how far it has got; stops between steps when the
+        learner leaves (None)."""
+        from drill.engine.par import par_and_floor, reference_actions
 
         drill = self.session.drill  # type: ignore[union-attr]
+        stages = len(self.SCORING)
+        start, end = drill.now, drill.night_end
+        self._progress(0, 0.0)
+        while not drill.over:
+            if self._stopping(worker):
+                return None
+            drill.advance(300.0)  # the same chunks as Session.finish: the same night
+            self._progress(0, (drill.now - start) / (end - start) if end > start else 1.0)
+        if self._stopping(worker):
+            return None
+        self._progress(1, None)
+        par_and_floor(drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir)
+        if self._stopping(worker):
+            return None
+        self._progress(2, None)
         score = self.session.finish()  # type: ignore[union-attr]
         self.finished = True
         reference = reference_actions(
@@ -214,10 +299,8 @@ class NightDriver:
         ]
         snapshot = drill.snapshot()
         if not self.baseline:
-            try:
-                self.baseline = tuple(drill.baseline_losses())
-            except Exception:
-                self.baseline = ()
+            self.baseline = tuple(drill.baseline_losses())
+        self._progress(stages - 1, 1.0)
         return Debrief(
             score=score,
             reference=reference,
@@ -229,6 +312,12 @@ class NightDriver:
             backend=drill.backend,
             end_clock=drill.clock(drill.end_time),
         )
+
+    def _progress(self, stage: int, fraction: float | None) -> None:
+        self._post(Progress("score", stage, len(self.SCORING), self.SCORING[stage], fraction))
+
+    def _stopping(self, worker) -> bool:
+        return self.stopping or worker.is_cancelled
 
     # -- the learner's words and the end ----------------------------------------------------
 
@@ -247,16 +336,25 @@ class NightDriver:
         return len(changed)
 
     def finalize(self, texts: dict[str, str] | None = None) -> None:
-        """Leaving a night: the learner's last words, then close the save."""
+        """Leaving a night: the learner's last words, then close the save. Scoring still in
+        flight stops first (the night stays resumable, and the debrief can score it then)."""
+        self.stopping = True
         if texts:
             self.save_texts(texts)
         self.close()
 
     def close(self) -> None:
-        """Close the save writer and the replica. Waits for a call in flight to finish."""
+        """Close the save writer and the replica. Long work in flight stops at its next step;
+        a call in flight is waited for."""
+        self.stopping = True
         with self.lock:
             if self.closed:
                 return
             self.closed = True
             if self.session is not None:
                 self.session.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

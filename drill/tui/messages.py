@@ -46,6 +46,33 @@ class SessionReady(Message):
         self.notes = notes
 
 
+class WarmedUp(Message):
+    """The slow part of getting ready is done: the night can start at once."""
+
+
+class Progress(Message):
+    """Long work in a worker (scoring, an export) says how far it has got.
+
+    `fraction` is None while a stage cannot tell how far along it is."""
+
+    def __init__(
+        self, task: str, stage: int, stages: int, text: str, fraction: float | None = None
+    ) -> None:
+        super().__init__()
+        self.task = task
+        self.stage = stage
+        self.stages = stages
+        self.text = text
+        self.fraction = fraction
+
+    @property
+    def overall(self) -> float | None:
+        """How much of the whole task is done, from 0 to 1 (None: this stage cannot say)."""
+        if self.fraction is None:
+            return None
+        return (self.stage + max(0.0, min(1.0, self.fraction))) / max(1, self.stages)
+
+
 class SessionFailed(Message):
     def __init__(self, text: str) -> None:
         super().__init__()

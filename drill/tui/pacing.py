@@ -1,8 +1,13 @@
 """How fast the night passes on screen, and when it holds. Not part of the game: pause and speed
 are never saved, and a headless replay of the same actions gets the same night.
 
-By default the clock holds while the command line has text and after a new critical page until
-the learner acts, so typing speed is not the test. Hard mode keeps the night running regardless.
+By default the clock holds while the command line has text, and after a new page that matters
+until the learner acts: every critical page, and a warning about the learner's own job (its
+nodes, its checkpoint volume), such as "no training progress for 5m". Reading is not the test,
+typing speed is not the test. Hard mode keeps the night running regardless.
+
+The default speed is 10x: a person takes ten to fifteen seconds to read a 15-line output, which
+costs two or three minutes of night at 10x (at 60x it cost ten to fifteen).
 """
 
 from __future__ import annotations
@@ -11,7 +16,8 @@ from dataclasses import dataclass
 
 SPEEDS = (1, 2, 5, 10, 30, 60, 120, 300, 600)
 MIN_SPEED, MAX_SPEED = SPEEDS[0], SPEEDS[-1]
-DEFAULT_SPEED = 60
+DEFAULT_SPEED = 10
+HOLDING = ("critical", "warning")
 
 
 @dataclass
@@ -20,7 +26,7 @@ class Pacing:
     hard: bool = False
     paused: bool = False  # the learner paused it
     typing: bool = False  # the command line has text
-    page_hold: bool = False  # a critical page fired and the learner has not acted since
+    page_hold: bool = False  # a page that matters fired and the learner has not acted since
 
     @property
     def running(self) -> bool:
@@ -46,6 +52,14 @@ class Pacing:
     def critical_page(self) -> None:
         if not self.hard:
             self.page_hold = True
+
+    def page(self, severity: str, about_yours: bool) -> bool:
+        """A new page arrived: hold the clock for every critical one and for a warning about
+        the learner's job. Says whether it held."""
+        holds = severity == "critical" or (severity in HOLDING and about_yours)
+        if holds:
+            self.critical_page()
+        return holds and not self.hard
 
     def acted(self) -> None:
         self.page_hold = False

@@ -10,11 +10,31 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from drill.engine.actions.catalog import VERBS
+from drill.engine.actions.catalog import VERBS, Kind, On, Verb
 from drill.tui.pacing import SPEEDS
 
-NODE_VERBS = ("health", "cordon", "uncordon", "drain", "reboot", "swap")
-JOB_VERBS = ("status", "logs", "requeue", "restart", "cancel", "hold", "release", "ckpt list")
+
+def named_entries(
+    verb: Verb, pools: dict[str, list[tuple[str, str]]]
+) -> list[tuple[str, str, str]]:
+    """(title, help, line) for each name the verb's first argument may take now: nodes, jobs
+    (only the learner's own for a verb refused on other teams' jobs), volumes, open pages. A line
+    that still needs more words ends in a space, ready to type them."""
+    first = verb.args[0] if verb.args else None
+    if first is None or first.type.names is None:
+        return []
+    kind = first.type.names
+    if kind == "job" and not verb.others_jobs:
+        kind = "own_job"
+    more = any(not a.optional for a in verb.args[1:]) or any(o.required for o in verb.options)
+    return [
+        (
+            f"{verb.name} {name}",
+            about or verb.summary,
+            f"{verb.name} {name}" + (" " if more else ""),
+        )
+        for name, about in pools.get(kind, [])
+    ]
 
 
 class NightCommands(Provider):
@@ -39,29 +59,17 @@ class NightCommands(Provider):
             for key, label in _panels()
         ]
         for verb in VERBS.values():
-            if verb.name == "help":
-                continue
+            if verb.on == On.NOTHING and verb.kind == Kind.LOOK:
+                continue  # `help`: the Help entry opens its screen
             text = verb.name if verb.usage == verb.name else verb.name + " "
             out.append((f"Action: {verb.usage}", verb.summary, partial(screen.fill, text)))
         if named and screen.frame is not None:
-            snapshot = screen.frame.snapshot
-            nodes = [n.name for n in snapshot.nodes if n.state != "spare"]
-            jobs = [j.name for j in snapshot.jobs]
-            for verb in NODE_VERBS:
+            pools = _pools(screen.frame)
+            for verb in VERBS.values():
                 out += [
-                    (f"{verb} {n}", VERBS[verb].summary, partial(screen.fill, f"{verb} {n}"))
-                    for n in nodes
+                    (title, about, partial(screen.fill, line))
+                    for title, about, line in named_entries(verb, pools)
                 ]
-            for verb in JOB_VERBS:
-                out += [
-                    (f"{verb} {j}", VERBS[verb].summary, partial(screen.fill, f"{verb} {j}"))
-                    for j in jobs
-                ]
-            out += [
-                (f"ack {a.id}", a.text, partial(screen.fill, f"ack {a.id}"))
-                for a in snapshot.alerts
-                if not a.acked
-            ]
         return out
 
     async def discover(self) -> Hits:
@@ -74,6 +82,18 @@ class NightCommands(Provider):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+def _pools(frame) -> dict[str, list[tuple[str, str]]]:
+    """What can be named now, from the screen's latest frame, by the kind of name."""
+    snapshot = frame.snapshot
+    return {
+        "node": [(n.name, "") for n in snapshot.nodes if n.state != "spare"],
+        "job": [(j.name, "") for j in snapshot.jobs],
+        "own_job": [(j.name, "") for j in snapshot.jobs if j.yours],
+        "volume": [(v.name, "") for v in frame.storage.volumes],
+        "page": [(a.id, a.text) for a in snapshot.alerts if not a.acked],
+    }
 
 
 def _panels():

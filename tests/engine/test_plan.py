@@ -31,7 +31,7 @@ def test_settings_inside_the_range_cost_no_night_time():
     ):
         result = d.act(line)
         assert result.accepted and result.time == result.end == 0.0
-    policy = d.world.policy["train"]
+    policy = d.world.jobs["train"].policy
     assert (policy.every, policy.keep, policy.on_sigterm) == (100, 2, True)
 
 
@@ -43,7 +43,7 @@ def test_settings_outside_the_range_are_rejected_with_the_range():
     assert not result.accepted and "yes or no" in result.output
     result = d.act("set train verify-on-resume yes")
     assert not result.accepted and "ckpt-every" in result.output  # names what can be chosen
-    assert d.world.policy["train"].every == 20  # nothing changed
+    assert d.world.jobs["train"].policy.every == 20  # nothing changed
 
 
 def test_once_the_night_starts_a_set_costs_time():
@@ -57,7 +57,7 @@ def test_the_plan_changes_the_night():
     def checkpoints(lines: list[str]) -> list[int]:
         d = planned()
         play(d, parse_text("\n".join(lines), "plan", set()))
-        return [r.step for r in d.world.checkpoints["train"].live()]
+        return [r.step for r in d.world.jobs["train"].checkpoints.live()]
 
     assert checkpoints([]) == [140, 160, 180]  # every 20, keep 3; the last step writes none
     assert checkpoints(["03:00 set train ckpt-every 50", "03:00 set train ckpt-keep 1"]) == [150]

@@ -144,10 +144,10 @@ def test_fault_relative_time_and_templates_resolve_when_played(dead_rank):
     pick = d.world.faults.chosen["gpu-dies"][0]
     first, second, third = d.actions
     assert first.time == fired + 300.0
-    assert second.text == f"health {pick['node']}" and second.accepted
+    assert second.text == f"health {pick.node}" and second.accepted
     assert second.time == first.end
     assert third.text == (
-        f"note gpu {pick['gpu']} rank {pick['rank']} at {d.clock(fired)} on {pick['node']}"
+        f"note gpu {pick.gpu} rank {pick.rank} at {d.clock(fired)} on {pick.node}"
     )
     assert not any("{" in a.text for a in d.actions)
 

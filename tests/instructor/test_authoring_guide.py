@@ -63,3 +63,21 @@ def test_the_guide_mentions_the_whole_workflow() -> None:
         "drill schema -o drill/incidents/schema.json",
     ):
         assert command in TEXT
+
+
+def _kind_section(kind: str) -> str:
+    match = re.search(rf"^#### `{kind}`\n(.*?)(?=^#{{2,4}} )", TEXT, flags=re.DOTALL | re.M)
+    assert match, f"incidents/README.md has no `#### `{kind}`` section"
+    return match.group(1)
+
+
+def test_the_guide_describes_every_fault_kind_and_its_own_fields() -> None:
+    from drill.faults import KINDS
+    from drill.faults.base import FaultBase
+
+    common = set(FaultBase.model_fields) | {"kind"}
+    for name, kind in KINDS.items():
+        section = _kind_section(name)
+        own = sorted(set(kind.spec.model_fields) - common)
+        missing = [field for field in own if f"`{field}`" not in section]
+        assert not missing, f"the guide's {name} section does not describe: {', '.join(missing)}"

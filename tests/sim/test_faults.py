@@ -66,11 +66,11 @@ def test_kill_rank_fails_fast_with_sigkill_and_a_kernel_line():
     first = d.learner_job.attempts[0]
     assert first.end == pytest.approx(AT + LAUNCHER_MONITOR_INTERVAL)
     assert "Signals.SIGKILL" in first.why and "exitcode: -9" in first.why
-    assert f"rank {RANK}" in first.why and pick["node"] in first.why
+    assert f"rank {RANK}" in first.why and pick.node in first.why
     out = read(d)
     assert "Signals.SIGKILL" in out[f"logs train --rank {RANK}"]
-    assert "Killed process" in out[f"health {pick['node']}"]
-    assert "ERROR" not in out[f"health {pick['node']}"], "the GPU itself is fine"
+    assert "Killed process" in out[f"health {pick.node}"]
+    assert "ERROR" not in out[f"health {pick.node}"], "the GPU itself is fine"
 
 
 def test_kill_rank_retry_recovers_on_the_same_nodes():
@@ -180,7 +180,7 @@ def test_xid_13_is_the_application_crash_node_healthy_retry_recovers():
     assert job.attempts[0].ended
     assert "illegal memory access" in job.attempts[0].why
     out = read(d)
-    health = out[f"health {pick['node']}"]
+    health = out[f"health {pick.node}"]
     assert ": 13, pid=" in health
     assert "not usable" not in health and "ERROR" not in health
     d.advance(7200)
@@ -195,8 +195,8 @@ def test_xid_79_is_the_hardware_health_says_not_usable():
     pick = chosen(d)
     job = d.learner_job
     assert job.state == RUNNING, "79 leaves the rank stuck, it does not crash"
-    health = read(d)[f"health {pick['node']}"]
-    assert f"GPU {pick['gpu']} " in health
+    health = read(d)[f"health {pick.node}"]
+    assert f"GPU {pick.gpu} " in health
     assert "Xid 79" in health and "not usable" in health
     assert "fallen off the bus" in health
 
@@ -215,7 +215,7 @@ def test_straggler_slows_steps_pages_a_warning_and_health_shows_throttling():
     [page] = alerts(d)
     assert page.severity == "warning"
     assert "step time 20s, usually 10s" in page.text
-    health = read(d)[f"health {chosen(d)['node']}"]
+    health = read(d)[f"health {chosen(d).node}"]
     assert "clocks throttled" in health
     assert d.learner_job.state == RUNNING
 
@@ -279,7 +279,7 @@ def test_random_failures_are_seeded_and_deterministic():
     assert picks != other.world.faults.chosen[SECRET_FAULT_ID]
     down = [e for e in one.world.timeline if e.kind == "node_state" and "not responding" in e.text]
     # A node picked in the last 90 s of the night has not missed its heartbeat timeout yet.
-    assert down and [e.subject for e in down] == [p["node"] for p in picks][: len(down)]
-    kernel = one.world.cluster.nodes[picks[0]["node"]].kernel_log
+    assert down and [e.subject for e in down] == [p.node for p in picks][: len(down)]
+    kernel = one.world.cluster.nodes[picks[0].node].kernel_log
     assert any("Machine check" in text for _, text in kernel)
-    read(one, [p["node"] for p in picks])
+    read(one, [p.node for p in picks])

@@ -58,7 +58,7 @@ def test_preemption_sends_sigterm_then_requeues():
 
 def test_a_sigterm_handler_saves_the_step_in_the_grace_window():
     d = night(on_sigterm=True)
-    catalog = d.world.checkpoints["train"]
+    catalog = d.world.jobs["train"].checkpoints
     saved = [r.step for r in catalog.live()]
     assert saved[-1] > 100  # a checkpoint of the step it was on, not the last periodic one
     assert any("saved in the grace window" in t for t in states(d, "train"))
@@ -67,7 +67,9 @@ def test_a_sigterm_handler_saves_the_step_in_the_grace_window():
 def test_a_checkpoint_longer_than_the_grace_window_is_cut_off():
     d = night(on_sigterm=True, write_time="3m", grace="60s", every=70)
     assert any("did not finish before SIGKILL" in t for t in states(d, "train")), states(d, "train")
-    assert [r.step for r in d.world.checkpoints["train"].live()] == [70]  # atomic: nothing torn
+    assert [r.step for r in d.world.jobs["train"].checkpoints.live()] == [
+        70
+    ]  # atomic: nothing torn
 
 
 def test_a_periodic_write_in_flight_at_sigterm_gets_the_grace_window():

@@ -52,7 +52,7 @@ def night(request):
 
 def broken_node(d) -> str:
     [pick] = d.world.faults.chosen["gpu-dies"]
-    return pick["node"]
+    return pick.node
 
 
 def test_job_hangs_silently_until_the_collective_timeout(night):
@@ -127,7 +127,7 @@ def test_attempts_list_shows_every_attempt_with_nodes_and_reasons(night):
 def test_health_on_the_broken_node_shows_xid_79(night):
     _, d = night
     out = learner_outputs(d, "train", [broken_node(d)])[f"health {broken_node(d)}"]
-    gpu = d.world.faults.chosen["gpu-dies"][0]["gpu"]
+    gpu = d.world.faults.chosen["gpu-dies"][0].gpu
     assert re.search(rf"GPU {gpu} \S+\s+ERROR: Xid 79 .*not usable", out), out
     assert ": 79, pid=" in out  # the NVRM kernel log line
 
@@ -151,7 +151,7 @@ def test_shipped_dead_rank_crash_loops_when_nobody_acts(dead_rank_incident, seed
     job = d.learner_job
     assert job.state == FAILED
     assert len(job.attempts) == 1 + job.max_restarts
-    node = d.world.faults.chosen["gpu-dies"][0]["node"]
+    node = d.world.faults.chosen["gpu-dies"][0].node
     assert all(node in a.nodes for a in job.attempts)
 
 

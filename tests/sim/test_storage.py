@@ -125,7 +125,7 @@ def night_with_full_disk(atomic: bool, verify: bool = False) -> Drill:
 
 def test_a_failed_atomic_write_keeps_the_previous_checkpoint():
     d = night_with_full_disk(atomic=True)
-    catalog = d.world.checkpoints["train"]
+    catalog = d.world.jobs["train"].checkpoints
     assert [r.step for r in catalog.live()] == [20, 40]  # the third write did not fit
     assert catalog.latest_step == 40
     assert all(r.condition == "ok" for r in catalog.live())
@@ -138,7 +138,7 @@ def test_a_failed_atomic_write_keeps_the_previous_checkpoint():
 
 def test_a_failed_non_atomic_write_leaves_a_torn_file_and_latest_points_at_it():
     d = night_with_full_disk(atomic=False)
-    catalog = d.world.checkpoints["train"]
+    catalog = d.world.jobs["train"].checkpoints
     torn = [r for r in catalog.live() if r.condition == "torn"]
     assert torn and catalog.latest_step == torn[-1].step
     # The retry resumes from `latest` and fails the way torch fails on a cut-short zip.
@@ -162,7 +162,7 @@ def test_retention_keeps_the_newest_k():
     )
     d = Drill(incident, 1)
     d.play_out()
-    assert [r.step for r in d.world.checkpoints["train"].live()] == [100, 110]
+    assert [r.step for r in d.world.jobs["train"].checkpoints.live()] == [100, 110]
 
 
 def test_quota_requests_take_time_and_can_be_refused():

@@ -22,7 +22,7 @@ SMALL, BIG = (80, 24), (200, 60)
 async def test_the_plan_becomes_set_actions_at_the_start_of_the_night(tmp_path):
     app = make_app("full-disk", tmp_path=tmp_path)
     async with app.run_test(size=(100, 36)) as pilot:
-        await until(pilot, lambda: app.driver.ready)
+        await until(pilot, lambda: app.driver.warm)
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(app) == "PlanScreen")
         costs = str(app.screen.query_one("#plan-costs").render())
@@ -39,7 +39,7 @@ async def test_the_plan_becomes_set_actions_at_the_start_of_the_night(tmp_path):
             (0.0, 0.0, "set llm-pretrain ckpt-every 50"),
             (0.0, 0.0, "set llm-pretrain ckpt-keep 2"),
         ]
-        assert drill.world.policy["llm-pretrain"].keep == 2
+        assert drill.world.jobs["llm-pretrain"].policy.keep == 2
     save = read_save(tmp_path / "full-disk.jsonl")
     assert [a.text for a in save.actions] == [text for _, _, text in sets]
 
@@ -48,7 +48,7 @@ async def test_the_plan_becomes_set_actions_at_the_start_of_the_night(tmp_path):
 async def test_a_plan_value_outside_its_range_is_refused_on_screen(tmp_path):
     app = make_app("preempted-job", tmp_path=tmp_path)
     async with app.run_test(size=(100, 36)) as pilot:
-        await until(pilot, lambda: app.driver.ready)
+        await until(pilot, lambda: app.driver.warm)
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(app) == "PlanScreen")
         field = app.screen.query_one("#input-ckpt-every")
@@ -295,7 +295,7 @@ async def test_resume_carries_on_a_saved_night(tmp_path):
     again = make_app(resume=save, tmp_path=tmp_path)
     again.loaded = resolve_incident("dead-rank")
     async with again.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: again.driver.ready)
+        await until(pilot, lambda: again.driver.warm)
         assert again.driver.session.drill.now == 615.0
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(again) == "NightScreen")  # no plan on a resume

@@ -47,7 +47,7 @@ def test_pre_shift_plan(snap_compare, tmp_path):
     app = make_app("full-disk", tmp_path=tmp_path)
 
     async def to_plan(pilot):
-        await until(pilot, lambda: app.driver.ready)
+        await until(pilot, lambda: app.driver.warm)
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(app) == "PlanScreen")
 
@@ -100,3 +100,20 @@ def test_debrief(snap_compare, tmp_path):
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=(120, 50), run_before=debrief)
+
+
+def test_fleet_map_rollup(snap_compare):
+    """4,096 nodes do not fit as cells: a line per island, your job's nodes, the sick ones."""
+    from textual.app import App
+
+    from drill.tui.widgets.cluster_map import ClusterMap
+    from tests.tui.fleet import fleet_snapshot
+
+    class MapOnly(App):
+        def compose(self):
+            yield ClusterMap(id="map")
+
+        def on_mount(self):
+            self.query_one(ClusterMap).show(fleet_snapshot())
+
+    assert snap_compare(MapOnly(), terminal_size=(160, 40))

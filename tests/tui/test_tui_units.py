@@ -14,7 +14,7 @@ from drill.tui.widgets.cluster_map import map_lines, rollup_lines
 NAMES = Names(
     nodes=("gpu-a-1", "gpu-a-2", "gpu-b-1"),
     jobs=("llm-pretrain", "rl-007"),
-    training_jobs=("llm-pretrain",),
+    own_jobs=("llm-pretrain",),
     volumes=("scratch",),
     alerts=("P1", "P2"),
     steps=("150", "100", "50"),

@@ -30,30 +30,52 @@ def make_app(incident: str | None = None, *, tmp_path: Path | None = None, **kwa
     kwargs.setdefault("cursor_blink", False)
     if tmp_path is not None:
         kwargs.setdefault("saves_dir", tmp_path)
+        kwargs.setdefault("config_dir", tmp_path / "config")
         if incident:
             kwargs.setdefault("save_path", tmp_path / f"{incident}.jsonl")
     return DrillApp(loaded=loaded, **kwargs)
 
 
-async def settle(pilot, *, timeout: float = 30.0) -> None:
+class DriverError(AssertionError):
+    """The engine worker reported an error: a test that waits on the app fails with it."""
+
+
+def check_driver(app) -> None:
+    """Fail loudly, with the engine's own words, when the night's worker broke. A test that
+    means to see an error reads `driver.error` or `driver.failure` itself, with `loud=False`."""
+    driver = app.driver
+    if driver is None:
+        return
+    if driver.error:
+        raise DriverError(f"the session could not start: {driver.error}")
+    if driver.failed:
+        raise DriverError(f"an engine call failed:\n{driver.failure}")
+
+
+async def settle(pilot, *, timeout: float = 30.0, loud: bool = True) -> None:
     """Until the engine worker has nothing queued or running, and the screen caught up."""
     app = pilot.app
     waited = 0.0
-    while waited < timeout:
+    while True:
         await pilot.pause(0.01)
         waited += 0.01
         driver = app.driver
+        if loud:
+            check_driver(app)
         if driver is None or driver.error or driver.failed:
             break
         if driver.ready and driver.idle:
             break
+        assert waited < timeout, "timed out waiting for the engine worker"
     await pilot.pause()
     await pilot.pause()
 
 
-async def until(pilot, predicate, *, timeout: float = 30.0) -> None:
+async def until(pilot, predicate, *, timeout: float = 30.0, loud: bool = True) -> None:
     waited = 0.0
     while not predicate():
+        if loud:
+            check_driver(pilot.app)
         assert waited < timeout, "timed out waiting on the app"
         await pilot.pause(0.02)
         waited += 0.02
@@ -98,7 +120,7 @@ def log_text(app) -> str:
 async def to_night(pilot) -> None:
     """From the briefing (and the plan, if any) to the live night."""
     app = pilot.app
-    await until(pilot, lambda: app.driver is not None and app.driver.ready)
+    await until(pilot, lambda: app.driver is not None and app.driver.warm)
     await pilot.press("enter")
     await pilot.pause()
     if screen_name(app) == "PlanScreen":

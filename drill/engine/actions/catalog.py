@@ -1,164 +1,550 @@
-"""Every verb: its usage, what it does, whose semantics it follows, and what it costs in sim time.
+"""Every verb, declared once: its words, typed arguments and options, whether it looks or acts,
+what it works on and on whose jobs, what it costs in sim time, its runbook section, its handler.
+
+The parser (argument count and types, options, "did you mean"), `help`, the TUI's completion and
+command palette, `drill validate`'s check of reference and runbook lines, the runbook's sections
+and the score's reading of what an action touched (effects.py) are all derived from this table,
+so none of them names a verb.
 
 The cost is the operator's time: typing it, running it, reading the answer. The world moves on
-meanwhile. `help` and `help VERB` print from this table, so the docs cannot drift from the code.
+meanwhile.
+
+Adding a verb
+-------------
+1. Write its handler, `def my_verb(ctx: Context, call: Call) -> str`, in act.py (a change),
+   look.py (a look) or storage.py (checkpoints and storage). It gets its arguments parsed and
+   looked up: `call["node"]` is a Node in service, `call["job"]` a Job the learner may touch,
+   `call["--world"]` an int or None. It checks the world's state, raises `Reject` with one line
+   saying what is wrong and what would work, or changes the world and returns one line saying
+   what happened.
+2. Declare it below with `Verb(...)`: its name (two words, like `ckpt rm`, make a group that the
+   parser, help and completion treat as one), `summary`, `kind`, `on`, `section`, `handler`,
+   `cost`, its `args` and `options` with types from argtypes.py (add a type there only when no
+   existing one reads the word; completion offers values for a new type only once
+   drill/tui/completion.py knows where they come from), and for a job verb `others_jobs=True`
+   only if the learner may run it on another team's job. Add its usage to the list of verbs in
+   incidents/README.md, and for a job verb its row, with why, to the table there.
+3. Test it: its rejections and its effect on the world in tests/engine/test_actions.py, and its
+   rows in the literal tables of tests/engine/test_verbs.py (what it costs, what it touches,
+   its runbook section, and for a job verb whether another team's job is refused). Those
+   tables are written out, not read from here, and a test fails until every verb has its rows.
+Nothing else changes: usage, help, completion, the palette, static checks, the runbook section
+and the score's looks and changes follow from the declaration.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from drill.engine.actions import act, look, storage
+from drill.engine.actions.argtypes import (
+    CLASS,
+    DURATION,
+    JOB,
+    KEEP,
+    KEY,
+    NODE,
+    NODES,
+    NUMBER,
+    PAGE,
+    RESUME,
+    SIZE,
+    STEP,
+    TEXT,
+    VALUE,
+    VERB,
+    VOLUME,
+    ArgType,
+)
+from drill.engine.actions.context import Call, Context
+
+Handler = Callable[[Context, Call], str]
+
+
+class Kind(StrEnum):
+    LOOK = "look"  # changes nothing but what the operator knows
+    ACT = "act"  # changes the world, or the operator's own record (acks, notes, hints, time)
+
+
+class On(StrEnum):
+    """What a verb works on: the first argument of that type names it. A JOB or VOLUME argument
+    that is optional and left out means the whole cluster (`status`, `df`)."""
+
+    NODE = "node"
+    JOB = "job"
+    VOLUME = "volume"
+    CLUSTER = "cluster"
+    NOTHING = "nothing"  # the operator's own record: pages, notes, hints, time, help
+
+
+class Section(StrEnum):
+    """The runbook section an action of this verb is filed under."""
+
+    QUEUE = "queue"
+    HEALTH = "health"
+    CHECKPOINT = "checkpoint"
+    NIGHT = "3am"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """A positional argument. `name` is its key in `Call` and the label in its messages."""
+
+    name: str
+    type: ArgType
+    optional: bool = False
+    what: str = ""  # the label in messages when not the name: "wait between 1s and 12h"
+    missing: str = ""  # said after the usage when it is left out
+
+    @property
+    def label(self) -> str:
+        return self.what or self.name
+
+    @property
+    def usage(self) -> str:
+        return f"[{self.type.shown}]" if self.optional else self.type.shown
+
+
+@dataclass(frozen=True)
+class Option:
+    """`--flag VALUE`, after the positional arguments. Its key in `Call` is the flag."""
+
+    flag: str
+    type: ArgType
+    required: bool = False
+    what: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.flag
+
+    @property
+    def label(self) -> str:
+        return self.what or self.flag
+
+    @property
+    def usage(self) -> str:
+        text = f"{self.flag} {self.type.shown}"
+        return text if self.required else f"[{text}]"
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Sim seconds the action keeps the operator busy: a number, or a function of the world and
+    the arguments (`wait` costs its duration; `ckpt verify` reads the file back)."""
+
+    seconds: float | Callable[[Context, Call], float]
+    label: str = ""  # short, for the line under the prompt: "15s", "its duration"
+    sentence: str = ""  # the last line of `help VERB`
+
+    def __post_init__(self) -> None:
+        if not callable(self.seconds):
+            if not self.label:
+                object.__setattr__(self, "label", f"{int(self.seconds)}s")
+            if not self.sentence:
+                object.__setattr__(
+                    self, "sentence", f"Takes {self.label} of your time while the night goes on."
+                )
+        elif not (self.label and self.sentence):
+            raise ValueError("a cost that is a function needs a label and a sentence for help")
+
+    def of(self, ctx: Context, call: Call) -> float:
+        return float(self.seconds(ctx, call) if callable(self.seconds) else self.seconds)
 
 
 @dataclass(frozen=True)
 class Verb:
-    name: str
-    usage: str
+    name: str  # "cordon", "ckpt rm"
     summary: str
-    cost: float  # sim seconds; `wait` costs its argument instead
-    kind: str  # "look" or "act"
+    kind: Kind
+    on: On
+    section: Section
+    handler: Handler
+    cost: Cost  # a plain number of seconds is turned into a Cost
+    args: tuple[Arg, ...] = ()
+    options: tuple[Option, ...] = ()
+    others_jobs: bool = False  # may run on a job that is not the learner's (On.JOB verbs)
+    plan: bool = False  # part of the pre-shift plan: free before the night starts
     detail: str = ""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cost, Cost):
+            object.__setattr__(self, "cost", Cost(self.cost))
+        if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
+            raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(self.name.split())
+
+    @property
+    def usage(self) -> str:
+        return " ".join(
+            [self.name, *(a.usage for a in self.args), *(o.usage for o in self.options)]
+        )
+
+    @property
+    def target_arg(self) -> Arg | None:
+        """The argument that names what the verb works on."""
+        return next((a for a in self.args if a.type.names == self.on.value), None)
+
+    def typed(self) -> tuple[Arg | Option, ...]:
+        return (*self.args, *self.options)
+
+
+def _help(ctx: Context, call: Call) -> str:
+    return help_text(call["verb"], storage.incident_notes(ctx))
 
 
 VERBS: dict[str, Verb] = {
     v.name: v
     for v in [
-        Verb("status", "status [JOB]", "the cluster at a glance, or one job in detail", 15, "look"),
         Verb(
-            "queue",
+            "status",
+            "the cluster at a glance, or one job in detail",
+            Kind.LOOK,
+            On.JOB,
+            Section.QUEUE,
+            look.status,
+            15,
+            args=(Arg("job", JOB, optional=True),),
+            others_jobs=True,
+        ),
+        Verb(
             "queue",
             "every job: state, pending reason, GPUs, nodes, step, attempts",
+            Kind.LOOK,
+            On.CLUSTER,
+            Section.QUEUE,
+            look.queue,
             15,
-            "look",
         ),
-        Verb("nodes", "nodes", "every node: state, island, leaf, GPUs in use, jobs", 15, "look"),
+        Verb(
+            "nodes",
+            "every node: state, island, leaf, GPUs in use, jobs",
+            Kind.LOOK,
+            On.CLUSTER,
+            Section.HEALTH,
+            look.nodes,
+            15,
+        ),
         Verb(
             "logs",
-            "logs JOB [--rank N]",
             "the last lines of a job's log; without --rank, each rank's last line",
+            Kind.LOOK,
+            On.JOB,
+            Section.HEALTH,
+            look.logs,
             30,
-            "look",
+            args=(Arg("job", JOB),),
+            options=(Option("--rank", NUMBER, what="rank"),),
+            others_jobs=True,
         ),
         Verb(
             "health",
-            "health NODE",
             "run the node health check: heartbeat, each GPU, recent kernel log",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            look.health,
             60,
-            "look",
-            "The kernel log shows Xid codes. Xid 13, 31 and 43 usually point at the application;"
+            args=(Arg("node", NODE),),
+            detail="The kernel log shows Xid codes. Xid 13, 31 and 43 usually point at the application;"
             " 48, 79, 94 and 95 at the hardware: drain the node and swap it.",
         ),
-        Verb("df", "df [VOLUME]", "storage volumes: used, capacity, quota", 10, "look"),
+        Verb(
+            "df",
+            "storage volumes: used, capacity, quota",
+            Kind.LOOK,
+            On.VOLUME,
+            Section.CHECKPOINT,
+            storage.df,
+            10,
+            args=(Arg("volume", VOLUME, optional=True),),
+        ),
         Verb(
             "ckpt list",
-            "ckpt list JOB",
             "the job's checkpoints and where `latest` points",
+            Kind.LOOK,
+            On.JOB,
+            Section.CHECKPOINT,
+            look.ckpt_list,
             15,
-            "look",
+            args=(Arg("job", JOB),),
         ),
         Verb(
             "ckpt verify",
-            "ckpt verify JOB STEP",
             "read a checkpoint back and check its sha256 against the manifest",
-            60,
-            "look",
+            Kind.LOOK,
+            On.JOB,
+            Section.CHECKPOINT,
+            storage.ckpt_verify,
+            Cost(
+                storage.verify_cost,
+                "30s plus the read",
+                "Takes 30s of your time, plus the time to read the file back from its volume,"
+                " while the night goes on.",
+            ),
+            args=(Arg("job", JOB), Arg("step", STEP)),
         ),
         Verb(
             "cordon",
-            "cordon NODE",
             "no new work lands on the node; running work keeps running (Kubernetes cordon)",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.cordon,
             15,
-            "act",
+            args=(Arg("node", NODE),),
         ),
-        Verb("uncordon", "uncordon NODE", "the node takes new work again", 15, "act"),
+        Verb(
+            "uncordon",
+            "the node takes new work again",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.uncordon,
+            15,
+            args=(Arg("node", NODE),),
+            detail="It also takes the node off your job's exclude list (`restart --exclude`),"
+            " so your job may be placed there again.",
+        ),
         Verb(
             "drain",
-            "drain NODE",
             "Slurm drain: no new work; running work is allowed to finish, then the node is drained",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.drain,
             15,
-            "act",
-            "Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
+            args=(Arg("node", NODE),),
+            detail="Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
         ),
         Verb(
             "reboot",
-            "reboot NODE",
             "power cycle the node; work still on it is killed (drain first to let it finish)",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.reboot,
             30,
-            "act",
-            "A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
+            args=(Arg("node", NODE),),
+            detail="A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
             " stay broken. A node that was cordoned or drained comes back drained.",
         ),
         Verb(
             "swap",
-            "swap NODE",
             "take the node out for repair and bring a spare from its island into its place",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.swap,
             60,
-            "act",
-            "Work on the node is killed. The spare joins the same leaf after the swap time.",
+            args=(Arg("node", NODE),),
+            detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
         ),
         Verb(
             "cancel",
-            "cancel JOB",
             "cancel the job (Slurm scancel); it does not come back",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.cancel,
             15,
-            "act",
+            args=(Arg("job", JOB),),
+            others_jobs=True,
         ),
         Verb(
             "requeue",
-            "requeue JOB",
             "stop the job and put it back in the queue; it resumes from `latest` (Slurm requeue)",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.requeue,
             15,
-            "act",
+            args=(Arg("job", JOB),),
+            others_jobs=True,
         ),
         Verb(
             "restart",
-            "restart JOB [--from STEP|latest|scratch] [--exclude NODE,...] [--world N]",
             "stop the job and submit it again with a fresh retry budget",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.restart,
             30,
-            "act",
-            "--from picks the checkpoint (default latest). --exclude keeps it off nodes."
+            args=(Arg("job", JOB),),
+            options=(
+                Option("--from", RESUME, what="--from step"),
+                Option("--exclude", NODES),
+                Option("--include", NODES),
+                Option("--world", NUMBER),
+            ),
+            detail="--from picks the checkpoint (default latest). --exclude keeps it off nodes;"
+            " --include lets it back on nodes it excluded."
             " --world N runs on N GPUs; the global batch is kept by gradient accumulation.",
         ),
-        Verb("hold", "hold JOB", "keep a pending job from being scheduled", 10, "act"),
-        Verb("release", "release JOB", "let a held job schedule again", 10, "act"),
+        Verb(
+            "hold",
+            "keep a pending job from being scheduled",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.hold,
+            10,
+            args=(Arg("job", JOB),),
+        ),
+        Verb(
+            "release",
+            "let a held job schedule again",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.release,
+            10,
+            args=(Arg("job", JOB),),
+        ),
         Verb(
             "priority",
-            "priority JOB CLASS",
             "change a job's priority class: low, normal, high or urgent",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.priority,
             10,
-            "act",
+            args=(Arg("job", JOB), Arg("class", CLASS)),
         ),
-        Verb("ckpt rm", "ckpt rm JOB STEP", "delete one checkpoint", 15, "act"),
+        Verb(
+            "ckpt rm",
+            "delete one checkpoint",
+            Kind.ACT,
+            On.JOB,
+            Section.CHECKPOINT,
+            storage.ckpt_rm,
+            15,
+            args=(Arg("job", JOB), Arg("step", STEP)),
+        ),
         Verb(
             "ckpt prune",
-            "ckpt prune JOB --keep N",
             "delete all but the newest N checkpoints",
+            Kind.ACT,
+            On.JOB,
+            Section.CHECKPOINT,
+            storage.ckpt_prune,
             15,
-            "act",
+            args=(Arg("job", JOB),),
+            options=(Option("--keep", KEEP, required=True),),
         ),
-        Verb("quota", "quota VOLUME +SIZE", "ask the storage team for more quota", 60, "act"),
+        Verb(
+            "quota",
+            "ask the storage team for more quota",
+            Kind.ACT,
+            On.VOLUME,
+            Section.CHECKPOINT,
+            storage.quota,
+            60,
+            args=(Arg("volume", VOLUME), Arg("size", SIZE)),
+        ),
         Verb(
             "set",
-            "set JOB KEY VALUE",
             "change a job setting: ckpt-every, ckpt-keep, ckpt-on-sigterm, verify-on-resume",
+            Kind.ACT,
+            On.JOB,
+            Section.CHECKPOINT,
+            storage.set_setting,
             10,
-            "act",
-            "Settings apply from the next attempt (a checkpoint cadence change applies at once).",
+            args=(Arg("job", JOB), Arg("key", KEY), Arg("value", VALUE)),
+            plan=True,
+            detail="Settings apply from the next attempt (a checkpoint cadence change applies at once).",
         ),
-        Verb("ack", "ack ALERT|all", "acknowledge a page, like P3, or every open page", 5, "act"),
-        Verb("note", "note TEXT", "write a note in the incident log", 30, "act"),
+        Verb(
+            "ack",
+            "acknowledge a page, like P3, or every open page",
+            Kind.ACT,
+            On.NOTHING,
+            Section.NIGHT,
+            act.ack,
+            5,
+            args=(Arg("page", PAGE),),
+        ),
+        Verb(
+            "note",
+            "write a note in the incident log",
+            Kind.ACT,
+            On.NOTHING,
+            Section.NIGHT,
+            act.note,
+            30,
+            args=(Arg("text", TEXT, missing="say what you saw or what you will do"),),
+        ),
         Verb(
             "hint",
-            "hint",
             "reveal the next hint that has unlocked (costs discipline points)",
+            Kind.ACT,
+            On.NOTHING,
+            Section.NIGHT,
+            act.hint,
             10,
-            "act",
         ),
-        Verb("wait", "wait DURATION", "let the night run, like `wait 5m`", 0, "act"),
-        Verb("help", "help [VERB]", "this list, or one verb in detail", 0, "look"),
+        Verb(
+            "wait",
+            "let the night run, like `wait 5m`",
+            Kind.ACT,
+            On.NOTHING,
+            Section.NIGHT,
+            act.wait,
+            Cost(
+                act.wait_cost,
+                "its duration",
+                "Takes its duration of your time while the night goes on.",
+            ),
+            args=(Arg("duration", DURATION, what="wait"),),
+        ),
+        Verb(
+            "help",
+            "this list, or one verb in detail",
+            Kind.LOOK,
+            On.NOTHING,
+            Section.NIGHT,
+            _help,
+            0,
+            args=(Arg("verb", VERB, optional=True),),
+        ),
     ]
 }
 
-TWO_WORD = ("ckpt",)
+# Verbs of two words, like `ckpt rm`, share a first word: the group.
+GROUPS: dict[str, tuple[str, ...]] = {}
+for _name in VERBS:
+    if " " in _name:
+        _head, _sub = _name.split(" ", 1)
+        GROUPS[_head] = (*GROUPS.get(_head, ()), _sub)
+
+
+def verb_of(words: list[str]) -> tuple[str, int] | None:
+    """The verb a line's words start with and how many words it took, or None."""
+    if not words:
+        return None
+    head = words[0].lower()
+    if head in GROUPS:
+        if len(words) < 2:
+            return None
+        name = f"{head} {words[1].lower()}"
+        return (name, 2) if name in VERBS else None
+    return (head, 1) if head in VERBS else None
+
+
+def heads() -> list[str]:
+    """The first words a line can start with: single verbs and group words."""
+    return sorted({v.words[0] for v in VERBS.values()})
+
+
+def section_of(verb: str) -> str:
+    """The runbook section for a verb's actions; anything unknown goes under 3am."""
+    return VERBS[verb].section.value if verb in VERBS else Section.NIGHT.value
 
 
 def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> str:
@@ -170,8 +556,7 @@ def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> s
             lines.append(f"  {v.detail}")
         if verb in notes:
             lines.append(f"  In this incident: {notes[verb]}")
-        cost = "its duration" if v.name == "wait" else f"{int(v.cost)}s"
-        lines.append(f"  Takes {cost} of your time while the night goes on.")
+        lines.append(f"  {v.cost.sentence}")
         return "\n".join(lines)
     width = 24  # a long usage (restart's options) gets a line of its own
 
@@ -180,9 +565,21 @@ def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> s
             return f"  {v.usage:<{width}}  {v.summary}"
         return f"  {v.usage}\n  {'':<{width}}  {v.summary}"
 
-    looks = [row(v) for v in VERBS.values() if v.kind == "look"]
-    acts = [row(v) for v in VERBS.values() if v.kind == "act"]
+    looks = [row(v) for v in VERBS.values() if v.kind == Kind.LOOK]
+    acts = [row(v) for v in VERBS.values() if v.kind == Kind.ACT]
     out = ["Look:", *looks, "Act:", *acts]
     for name, note in sorted(notes.items()):
         out.append(f"Note on {name}: {note}")
     return "\n".join(out)
+
+
+def refusal_on_others_job(verb: Verb, job: Any, mine: Any) -> str | None:
+    """The one rule for another team's job: a verb not declared `others_jobs` is refused on it,
+    with what the learner can do instead."""
+    if verb.on != On.JOB or verb.others_jobs or job.yours:
+        return None
+    return (
+        f"{job.name} belongs to team {job.team}, and their on-call owns it: `{verb.name}` on it"
+        f" is theirs to run, not yours. Look with `status {job.name}`, or work on your own job,"
+        f" {mine.name}."
+    )

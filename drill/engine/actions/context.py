@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from drill.engine.actions.errors import Reject, unknown
 from drill.sim.cluster import Node
 from drill.sim.jobs import Job
 
 if TYPE_CHECKING:
+    from drill.sim.storage import Volume
     from drill.sim.world import World
+
+NO_VOLUMES = "this incident models no storage volumes; checkpoints go to the job's own disk"
+
+
+def submitted(job: Job) -> bool:
+    """Whether the job has been submitted: the world opens its first attempt at submission.
+    Until then another team's job does not exist for the learner (the queue does not show it and
+    naming it finds nothing); the learner's own job is theirs to know about."""
+    return job.submitted or job.yours
 
 
 @dataclass
@@ -18,13 +28,20 @@ class Context:
     world: World
     hints_shown: list[int] = field(default_factory=list)
     notes: list[tuple[float, str]] = field(default_factory=list)
-    # True until the first action that is not a `set` at the night's start: the plan.
+    # True until the first action that is not a plan verb at the night's start: the plan.
     pre_shift: bool = True
 
+    def visible_jobs(self) -> dict[str, Job]:
+        return {name: job for name, job in self.world.jobs.items() if submitted(job)}
+
     def job(self, name: str) -> Job:
-        if name in self.world.jobs:
-            return self.world.jobs[name]
-        raise unknown("job", name, self.world.jobs)
+        jobs = self.visible_jobs()
+        if name in jobs:
+            return jobs[name]
+        raise unknown("job", name, jobs)
+
+    def learner_job(self) -> Job:
+        return self.world.jobs[self.world.incident.learner_job.name]
 
     def node(self, name: str, *, spares: bool = False) -> Node:
         nodes = self.world.cluster.nodes
@@ -32,21 +49,39 @@ class Context:
             return nodes[name]
         raise unknown("node", name, [n for n, node in nodes.items() if spares or node.in_service])
 
+    def volume(self, name: str) -> Volume:
+        volumes = self.world.volumes
+        if not volumes:
+            raise Reject(NO_VOLUMES)
+        if name not in volumes:
+            raise unknown("volume", name, volumes)
+        return volumes[name]
+
     def clock(self, seconds: float) -> str:
         return self.world.clock.label(seconds)
 
 
-def expect(args: list[str], count: int, usage: str, at_most: int | None = None) -> None:
-    at_most = count if at_most is None else at_most
-    if not count <= len(args) <= at_most:
-        raise Reject(f"usage: {usage}")
+@dataclass(frozen=True)
+class Call:
+    """A parsed action with the nodes, jobs and volumes it names looked up in the world: what a
+    handler gets. Values are keyed by argument name (`job`, `step`) and option (`--from`); an
+    optional one that was not given is None."""
+
+    verb: str
+    values: dict[str, Any]
+    rest: str = ""
+
+    def __getitem__(self, name: str) -> Any:
+        return self.values[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        value = self.values.get(name)
+        return default if value is None else value
 
 
-def parse_int(text: str, what: str, low: int = 0, high: int = 10**9) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise Reject(f"{what} must be a whole number, got {text!r}") from None
+def in_range(value: int, what: str, low: int, high: int) -> int:
+    """A bound that depends on the world (a job's ranks, the cluster's GPUs), checked when the
+    action runs; the parser has already made sure it is a whole number."""
     if not low <= value <= high:
         raise Reject(f"{what} must be between {low} and {high}, got {value}")
     return value

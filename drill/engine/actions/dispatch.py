@@ -1,74 +1,53 @@
-"""Route a parsed command to its handler and price it in sim time."""
+"""Apply a parsed command: look up what it names, refuse what the learner may not touch, run
+its handler, and price it in sim time. Everything per verb comes from its declaration."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
-from drill.engine.actions import act, look, storage
-from drill.engine.actions.catalog import VERBS, help_text
-from drill.engine.actions.context import Context
-from drill.engine.actions.errors import unknown
+from drill.engine.actions.catalog import VERBS, On, Verb, refusal_on_others_job
+from drill.engine.actions.context import Call, Context
+from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import Command
-
-Handler = Callable[[Context, list[str]], str]
-
-HANDLERS: dict[str, Handler] = {
-    "status": look.status,
-    "queue": look.queue,
-    "nodes": look.nodes,
-    "logs": look.logs,
-    "health": look.health,
-    "ckpt list": look.ckpt_list,
-    "ckpt verify": storage.ckpt_verify,
-    "ckpt rm": storage.ckpt_rm,
-    "ckpt prune": storage.ckpt_prune,
-    "df": storage.df,
-    "quota": storage.quota,
-    "set": storage.set_setting,
-    "cordon": act.cordon,
-    "uncordon": act.uncordon,
-    "drain": act.drain,
-    "reboot": act.reboot,
-    "swap": act.swap,
-    "cancel": act.cancel,
-    "requeue": act.requeue,
-    "restart": act.restart,
-    "hold": act.hold,
-    "release": act.release,
-    "priority": act.priority,
-    "ack": act.ack,
-    "hint": act.hint,
-    "wait": act.wait,
-}
 
 
 def run(ctx: Context, command: Command) -> tuple[str, float]:
     """Apply the command now; return its output and how long it keeps the operator busy."""
-    verb = command.verb
-    if verb == "help":
-        return _help(ctx, command.args), VERBS[verb].cost
-    if verb == "note":
-        return act.note(ctx, command.args, command.rest), VERBS[verb].cost
-    output = HANDLERS[verb](ctx, command.args)
-    if verb == "wait":
-        cost = act.wait_cost(command.args)
-    elif verb == "ckpt verify":
-        cost = storage.verify_cost(ctx, command.args)
-    elif verb == "set" and ctx.pre_shift:
-        cost = 0.0  # the pre-shift plan is made before the night starts
-    else:
-        cost = VERBS[verb].cost
-    return output, cost
+    verb = VERBS[command.verb]
+    if not verb.plan or ctx.world.now > 0:
+        ctx.pre_shift = False
+    call = bind(ctx, verb, command)
+    output = verb.handler(ctx, call)
+    if verb.plan and ctx.pre_shift:
+        return output, 0.0  # the pre-shift plan is made before the night starts
+    return output, verb.cost.of(ctx, call)
 
 
-def _help(ctx: Context, args: list[str]) -> str:
-    notes = storage.incident_notes(ctx)
-    if not args:
-        return help_text(None, notes)
-    name = " ".join(args).lower()
-    if name not in VERBS:
-        raise unknown("action", name, VERBS)
-    return help_text(name, notes)
+def bind(ctx: Context, verb: Verb, command: Command) -> Call:
+    """Look up the nodes, jobs and volumes the command names, in the order it names them, and
+    refuse a job that is not the learner's when the verb may not touch one."""
+    values: dict[str, Any] = {}
+    for part in verb.typed():
+        value = command.values.get(part.name)
+        kind = part.type.names
+        if value is None or kind not in ("node", "job", "volume"):
+            values[part.name] = value
+        elif part.type.many:
+            values[part.name] = tuple(_look_up(ctx, kind, v, part.type.spares) for v in value)
+        else:
+            values[part.name] = _look_up(ctx, kind, value, part.type.spares)
+    call = Call(command.verb, values, command.rest)
+    target = verb.target_arg
+    if verb.on == On.JOB and target is not None and call.get(target.name) is not None:
+        refusal = refusal_on_others_job(verb, call[target.name], ctx.learner_job())
+        if refusal:
+            raise Reject(refusal)
+    return call
 
 
-assert set(HANDLERS) | {"help", "note"} == set(VERBS), "every verb needs a handler"
+def _look_up(ctx: Context, kind: str, name: str, spares: bool) -> Any:
+    if kind == "node":
+        return ctx.node(name, spares=spares)
+    if kind == "job":
+        return ctx.job(name)
+    return ctx.volume(name)

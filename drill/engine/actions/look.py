@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
-from drill.engine.actions.context import Context, expect, parse_int
-from drill.engine.actions.errors import Reject
+from drill.engine.actions.context import Call, Context, in_range
 from drill.incident.units import format_duration
 from drill.sim.cluster import XID_NAMES
 from drill.sim.jobs import PENDING, RUNNING
 
 
-def status(ctx: Context, args: list[str]) -> str:
-    expect(args, 0, "status [JOB]", at_most=1)
+def status(ctx: Context, call: Call) -> str:
     world = ctx.world
-    if args:
-        return _job_detail(ctx, ctx.job(args[0]))
+    if call["job"] is not None:
+        return _job_detail(ctx, call["job"])
     nodes = world.cluster.in_service()
     by_state: dict[str, int] = {}
     for node in nodes:
         by_state[node.state] = by_state.get(node.state, 0) + 1
     used = sum(len(n.used_gpus()) for n in nodes)
     total = sum(n.gpu_count for n in nodes)
-    jobs = list(world.jobs.values())
+    jobs = list(ctx.visible_jobs().values())
     lines = [
         f"{ctx.clock(world.now)}  nodes: "
         + ", ".join(f"{count} {state}" for state, count in sorted(by_state.items())),
@@ -28,13 +26,19 @@ def status(ctx: Context, args: list[str]) -> str:
         f"jobs: {sum(j.state == RUNNING for j in jobs)} running, {sum(j.state == PENDING for j in jobs)} pending",
         f"pages: {len(world.pager.unacked())} unacknowledged of {len(world.pager.alerts)}",
     ]
-    mine = next(j for j in jobs if j.yours)
-    lines.append(_job_line(ctx, mine))
+    lines.append(_job_line(ctx, ctx.learner_job()))
     return "\n".join(lines)
 
 
 def _job_line(ctx: Context, job) -> str:
     progress = f"step {job.step}/{job.steps}" if job.training else ""
+    attempt = job.current
+    stopped = job.training and job.state != "completed" and not (attempt and attempt.training)
+    if stopped and job.step:
+        resume = ctx.world.resume_point(job)
+        if (resume or 0) < job.step:
+            where = f"checkpoint step {resume}" if resume is not None else "scratch"
+            progress += f" when it stopped; resumes from {where}"
     reason = f" ({job.reason})" if job.reason else ""
     return f"{job.name}: {job.state}{reason} {progress}".rstrip()
 
@@ -50,7 +54,7 @@ def _job_detail(ctx: Context, job) -> str:
         lines.append(
             f"  last step {job.step} at {ctx.clock(job.last_step_time)} ({format_duration(age)} ago)"
         )
-        latest = world.checkpoints[job.name].latest()
+        latest = job.checkpoints.latest()
         lines.append(f"  latest checkpoint: {'step ' + str(latest.step) if latest else 'none'}")
     if job.exclude:
         lines.append(f"  excluded nodes: {', '.join(sorted(job.exclude))}")
@@ -65,11 +69,10 @@ def _job_detail(ctx: Context, job) -> str:
     return "\n".join(lines)
 
 
-def queue(ctx: Context, args: list[str]) -> str:
-    expect(args, 0, "queue")
+def queue(ctx: Context, call: Call) -> str:
     rows = [("JOB", "TEAM", "PRIO", "STATE", "GPUS", "NODES", "STEP", "TRIES", "REASON")]
     for job in sorted(
-        ctx.world.jobs.values(), key=lambda j: (j.state not in (RUNNING, PENDING), j.sort_key())
+        ctx.visible_jobs().values(), key=lambda j: (j.state not in (RUNNING, PENDING), j.sort_key())
     ):
         if job.state in ("completed", "cancelled") and not job.yours:
             continue
@@ -89,8 +92,7 @@ def queue(ctx: Context, args: list[str]) -> str:
     return table(rows)
 
 
-def nodes(ctx: Context, args: list[str]) -> str:
-    expect(args, 0, "nodes")
+def nodes(ctx: Context, call: Call) -> str:
     rows = [("NODE", "STATE", "ISLAND", "LEAF", "GPUS", "JOBS")]
     for node in ctx.world.cluster.nodes.values():
         rows.append(
@@ -106,17 +108,12 @@ def nodes(ctx: Context, args: list[str]) -> str:
     return table(rows)
 
 
-def logs(ctx: Context, args: list[str]) -> str:
-    usage = "logs JOB [--rank N]"
-    if not args:
-        raise Reject(f"usage: {usage}")
-    job = ctx.job(args[0])
-    rank = None
-    if len(args) == 3 and args[1] == "--rank":
-        rank = parse_int(args[2], "rank", 0, max(0, job.world - 1))
-    elif len(args) != 1:
-        raise Reject(f"usage: {usage}")
-    log = ctx.world.logs[job.name]
+def logs(ctx: Context, call: Call) -> str:
+    job = call["job"]
+    rank = call["--rank"]
+    if rank is not None:
+        in_range(rank, "rank", 0, max(0, job.world - 1))
+    log = job.log
     if rank is None:
         return _per_rank_summary(ctx, job)
     silent = log.silent_from.get(rank)
@@ -134,7 +131,7 @@ def logs(ctx: Context, args: list[str]) -> str:
 
 def _per_rank_summary(ctx: Context, job) -> str:
     """What `tail -n1` over every rank's log shows: a silent rank stands out by its time."""
-    log = ctx.world.logs[job.name]
+    log = job.log
     launcher = [line for line in log.lines if line.rank is None][-5:]
     lines = [f"{ctx.clock(line.time)} {line.text}" for line in launcher]
     if job.world and job.attempts:
@@ -154,9 +151,8 @@ def _per_rank_summary(ctx: Context, job) -> str:
     return "\n".join(lines)
 
 
-def health(ctx: Context, args: list[str]) -> str:
-    expect(args, 1, "health NODE")
-    node = ctx.node(args[0])
+def health(ctx: Context, call: Call) -> str:
+    node = call["node"]
     if not node.responsive or node.state in ("down", "rebooting"):
         since = ctx.clock(node.last_heartbeat)
         return (
@@ -188,12 +184,9 @@ def health(ctx: Context, args: list[str]) -> str:
     return "\n".join(lines)
 
 
-def ckpt_list(ctx: Context, args: list[str]) -> str:
-    expect(args, 1, "ckpt list JOB")
-    job = ctx.job(args[0])
-    if not job.training:
-        raise Reject(f"{job.name} belongs to team {job.team} and writes no checkpoints you can see")
-    catalog = ctx.world.checkpoints[job.name]
+def ckpt_list(ctx: Context, call: Call) -> str:
+    job = call["job"]
+    catalog = job.checkpoints
     live = catalog.live()
     if not live:
         return f"{job.name}: no checkpoints yet"

@@ -1,16 +1,17 @@
-"""The briefing: the lesson in a few lines, then tonight's situation. The session (and torch,
-for the real replica) loads in a worker while the learner reads."""
+"""The briefing: the lesson in a few lines, then tonight's situation. Drawn first; then torch
+and the baseline (for the real replica) load in a worker while the learner reads. The session
+and its save start with the night, so leaving from here writes nothing."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from drill.course import COURSE, KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
+from drill.tui.bindings import bindings
 
 
 def lesson_text() -> Text:
@@ -37,10 +38,7 @@ def reflow(text: str) -> str:
 
 
 class BriefingScreen(Screen):
-    BINDINGS = [
-        Binding("enter", "start", "Start the shift"),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("briefing")
 
     def __init__(self, spec, *, resumed: bool = False) -> None:
         super().__init__()
@@ -73,6 +71,7 @@ class BriefingScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#start", Button).focus()
         self.refresh_status()
+        self.call_after_refresh(self.app.drawn, self)
 
     def refresh_status(self) -> None:
         driver = self.app.driver
@@ -81,7 +80,7 @@ class BriefingScreen(Screen):
             return
         if driver.error:
             status.update(Text(f"Could not start the night: {driver.error}", style="bold red"))
-        elif driver.ready:
+        elif driver.warm:
             status.update(Text("Ready. Press Enter to start your shift.", style="green"))
         else:
             status.update("Getting the cluster ready...")

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from drill.tui.bindings import bindings
+
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [
-        Binding("y,enter", "answer(True)", "Yes", priority=True),
-        Binding("n,escape", "answer(False)", "No", priority=True),
-    ]
+    BINDINGS = bindings("confirm")
 
     def __init__(self, question: str, detail: str = "", yes: str = "Yes", no: str = "No") -> None:
         super().__init__(classes="dialog-screen")

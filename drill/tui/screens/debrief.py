@@ -1,122 +1,141 @@
-"""The debrief: the score with its figures against par and floor, the loss curve against the
-baseline, the learner's night beside the reference's, the takeaways, the opinion question and
-the learner's runbook. Texts go into the save before the final score line."""
+"""The debrief: the score with its figures against par and doing nothing, the takeaways and the
+opinion question (its answer box has the keys from the start), the loss curve against the
+baseline, the learner's night (and the reference's, once the learner asks for it: it would
+spoil a replay), and the learner's runbook. Texts go into the save.
+
+Scoring and the exports take seconds to tens of seconds: they run in thread workers that say
+how far they have got and stop at their next step when the learner leaves.
+"""
 
 from __future__ import annotations
 
-import importlib.util
+import time
 from itertools import zip_longest
 from pathlib import Path
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Grid, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Label, Static, TextArea
+from textual.widgets import Button, Footer, Label, ProgressBar, Static, TextArea
+from textual.worker import get_current_worker
 
 from drill.course import RUNBOOK_SECTIONS
-from drill.incident.units import format_duration
-from drill.tui.messages import Debrief
+from drill.figures import FLOOR_NAME, points, rows
+from drill.tui.bindings import bindings
+from drill.tui.messages import Debrief, Progress
 from drill.tui.widgets.loss_chart import LossChart
 
-NAMES = {
-    "recovered": "Recovered",
-    "time_to_recovery": "Time to recovery",
-    "work_lost": "Work lost",
-    "integrity": "Integrity",
-    "collateral": "Collateral",
-    "discipline": "Discipline",
+# What each export says as it goes (the report's come from drill.report.write_report).
+EXPORT_STEPS = {
+    "runbook": ("replaying the night from the save", "written"),
+    "report": (
+        "replaying the night from the save",
+        "reading the reference solution's night",
+        "writing the page",
+    ),
 }
+BUTTONS = (
+    ("save", "Save answers", "Write your answers into the save (ctrl+s)"),
+    ("export-runbook", "Export runbook", "Your runbook as Markdown, beside the save"),
+    ("export-report", "Export report", "The night as one HTML page, beside the save"),
+    ("replay", "Replay", "The same incident and seed again, in a new save"),
+    ("next", "Next incident", "The next incident in the suggested order"),
+    ("incidents", "Incidents", "Back to the list of incidents"),
+    ("quit", "Quit", "Leave; the night is saved"),
+)
 
 
-def figure(name: str, value) -> str:
-    """A component's raw figure in words a person reads."""
-    if value is None:
-        return "never" if name == "time_to_recovery" else "-"
-    if name == "recovered":
-        return "yes" if value else "no"
-    if name == "time_to_recovery":
-        return "no stop" if value == 0 else format_duration(float(value))
-    if name == "work_lost" and isinstance(value, dict):
-        return f"{value.get('steps_recomputed', 0)} redone, {value.get('steps_behind', 0)} owed, {value.get('gpu_hours', 0)} GPU h"
-    if name == "integrity" and isinstance(value, dict):
-        match = value.get("match") or "not measured"
-        extra = []
-        if value.get("corrupt_loaded"):
-            extra.append(f"{value['corrupt_loaded']} bad loaded")
-        if value.get("corrupt_caught"):
-            extra.append(f"{value['corrupt_caught']} caught")
-        return match + (f" ({', '.join(extra)})" if extra else "")
-    if name == "collateral":
-        return f"{value} harm{'s' if value != 1 else ''}"
-    if name == "discipline":
-        return f"{float(value):.0%}"
-    return str(value)
+class Cancelled(Exception):
+    """The learner left while an export was running."""
+
+
+class ExportDone(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 def score_line(score) -> str:
     return f"Score {score.total}/100, grade {score.grade}"
 
 
-def components_text(score) -> Text:
-    text = Text()
-    for part in score.components:
-        name = NAMES.get(part.name, part.name)
-        text.append(f"{name:<17}", style="bold")
-        text.append(
-            f"{part.points:>5.1f}/{part.weight:<3.0f}",
-            style="bold green"
-            if part.points >= part.weight
+def components_text(score) -> Group:
+    """Every component the Score has, whatever they are: a table of points and the three
+    figures, then why, one line each."""
+    parts = rows(score)
+    table = Table(expand=True, box=None, pad_edge=False, header_style="bold", padding=(0, 1))
+    table.add_column("Component", no_wrap=True, style="bold")
+    table.add_column("Points", no_wrap=True, justify="right")
+    table.add_column("Yours", ratio=1, overflow="fold")
+    table.add_column("Reference", ratio=1, overflow="fold")
+    table.add_column(FLOOR_NAME.capitalize(), ratio=1, overflow="fold")
+    for row in parts:
+        style = (
+            "bold green"
+            if row.points >= row.weight
             else "bold yellow"
-            if part.points
-            else "bold red",
+            if row.points
+            else "bold red"
         )
-        text.append(
-            f"  yours {figure(part.name, part.value)}  |  par {figure(part.name, part.par)}  |  floor {figure(part.name, part.floor)}\n"
-        )
-        text.append(f"  {part.why}\n", style="grey70")
-    text.append(
-        "Par is what the incident's reference solution got on this same night and seed; floor is what"
-        " the night did with nobody acting. Points scale between them.",
+        table.add_row(row.title, Text(points(row), style=style), row.mine, row.par, row.floor)
+    why = Text()
+    for row in parts:
+        why.append(f"{row.title}: ", style="bold")
+        why.append(f"{row.why}\n", style="grey70")
+    why.append(
+        "The reference is what the incident's reference solution got on this same night and seed;"
+        f" {FLOOR_NAME} is what the night did with nobody acting. Points scale between them.",
         style="grey50",
     )
-    return text
+    return Group(table, Text(""), why)
 
 
-def timeline_table(mine: list[dict], reference: list[dict]) -> Table:
+def _cell(entry: dict | None) -> Text:
+    if entry is None:
+        return Text("")
+    cell = Text(f"{entry['clock']} ", style="grey62")
+    cell.append(entry["text"], style="" if entry.get("accepted", True) else "strike grey50")
+    if not entry.get("accepted", True):
+        cell.append(" (not done)", style="grey50")
+    return cell
+
+
+def timeline_table(mine: list[dict], reference: list[dict] | None) -> Table:
+    """The learner's actions; with `reference`, the reference solution's beside them."""
     table = Table(expand=True, box=None, pad_edge=False, header_style="bold")
     table.add_column("Your night", ratio=1, overflow="fold")
-    table.add_column("The reference solution", ratio=1, overflow="fold")
-    for left, right in zip_longest(mine, reference):
-        cells = []
-        for entry in (left, right):
-            if entry is None:
-                cells.append(Text(""))
-                continue
-            cell = Text(f"{entry['clock']} ", style="grey62")
-            cell.append(entry["text"], style="" if entry.get("accepted", True) else "strike grey50")
-            if not entry.get("accepted", True):
-                cell.append(" (not done)", style="grey50")
-            cells.append(cell)
-        table.add_row(*cells)
-    if not mine and not reference:
-        table.add_row(Text("no actions", style="grey62"), Text("no actions", style="grey62"))
+    if reference is not None:
+        table.add_column("The reference solution", ratio=1, overflow="fold")
+        for left, right in zip_longest(mine, reference):
+            table.add_row(_cell(left), _cell(right))
+        if not mine and not reference:
+            table.add_row(Text("no actions", style="grey62"), Text("no actions", style="grey62"))
+    else:
+        table.show_header = False  # the section's heading says whose night it is
+        for entry in mine:
+            table.add_row(_cell(entry))
+        if not mine:
+            table.add_row(Text("no actions", style="grey62"))
     return table
 
 
 class DebriefScreen(Screen):
-    BINDINGS = [
-        Binding("ctrl+s", "save_texts", "Save answers"),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("debrief")
 
     def __init__(self, driver) -> None:
         super().__init__()
         self.driver = driver
         self.incident = driver.spec.incident
         self.result: Debrief | None = None
+        self.reference_shown = False
+        self.progress: Progress | None = None
+        self._started = time.monotonic()
+        self._export_started = self._started
 
     def compose(self) -> ComposeResult:
         incident = self.incident
@@ -124,16 +143,13 @@ class DebriefScreen(Screen):
         with VerticalScroll(id="debrief"):
             yield Static(Text(f"Debrief: {incident.title}", style="bold"), id="debrief-title")
             yield Static(
-                "Scoring the night: the engine plays the reference solution and an empty night on the"
-                " same seed for par and floor...",
+                "Scoring the night: the rest of it plays out, then the engine plays the reference"
+                " solution and an empty night on the same seed...",
                 id="score-total",
                 markup=False,
             )
+            yield ProgressBar(total=100, show_eta=False, id="score-progress")
             yield Static("", id="components")
-            yield Static(Text("Loss against the undisturbed run", style="bold"), classes="section")
-            yield LossChart(id="debrief-chart")
-            yield Static(Text("Your night beside the reference", style="bold"), classes="section")
-            yield Static("", id="timeline")
             yield Static(Text("Takeaways", style="bold"), classes="section")
             takeaways = (
                 "\n".join(f"- {t}" for t in incident.debrief.takeaways)
@@ -146,6 +162,17 @@ class DebriefScreen(Screen):
                 yield TextArea(
                     saved.get("opinion", ""), id="opinion", classes="answer", soft_wrap=True
                 )
+            yield Static(Text("Loss against the undisturbed run", style="bold"), classes="section")
+            yield LossChart(id="debrief-chart")
+            yield Static(Text("Your night", style="bold"), classes="section", id="timeline-title")
+            yield Static("", id="timeline")
+            yield Button(
+                "Show the reference solution beside it",
+                id="show-reference",
+                compact=True,
+                disabled=True,
+                tooltip="What the incident's author did on this night. It spoils a replay.",
+            )
             yield Static(Text("Your runbook", style="bold"), classes="section")
             yield Static(
                 "Write it in your own words: what you would do next time. It goes into your save.",
@@ -157,14 +184,12 @@ class DebriefScreen(Screen):
                 yield TextArea(
                     saved.get(key, ""), id=key.replace(".", "-"), classes="answer", soft_wrap=True
                 )
-            with Horizontal(id="debrief-buttons"):
-                yield Button("Save answers", id="save", variant="primary")
-                yield Button("Export runbook", id="export-runbook")
-                yield Button("Export report", id="export-report")
-                yield Button("Replay this night", id="replay")
-                yield Button("Incidents", id="picker")
-                yield Button("Quit", id="quit")
+            with Grid(id="debrief-buttons"):
+                for button_id, label, tooltip in BUTTONS:
+                    variant = "primary" if button_id == "save" else "default"
+                    yield Button(label, variant, id=button_id, compact=True, tooltip=tooltip)
             yield Static("", id="debrief-status", markup=False)
+            yield ProgressBar(total=100, show_eta=False, id="export-progress")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -172,22 +197,102 @@ class DebriefScreen(Screen):
         replica = self.driver.spec.backend != "sim"
         chart.update_data(steps=self.incident.learner_job.steps, replica=replica)
         chart.set_class(not replica, "-no-replica")
+        frame = self.driver.frame
+        if frame is not None:  # the night as it stood, while the rest of it is scored
+            mine = next((j for j in frame.snapshot.jobs if j.yours), None)
+            chart.update_data(
+                losses=frame.snapshot.losses,
+                baseline=self.driver.baseline,
+                step=mine.step if mine else 0,
+                time=frame.snapshot.time,
+            )
         for area in self.query(TextArea):
             area.cursor_blink = self.app.cursor_blink_enabled
-        self.query_one("#debrief", VerticalScroll).focus()
+        self.query_one("#export-progress", ProgressBar).display = False
+        self._lay_out_buttons(self.size.width)
+        # The first answer box has the keys: what the learner types first is kept.
+        self.query(TextArea).first().focus()
+        self.set_interval(0.5, self._tick)
+
+    def on_resize(self, event) -> None:
+        self._lay_out_buttons(event.size.width)
+
+    def _lay_out_buttons(self, width: int) -> None:
+        """One row when they fit; else rows that differ by one button at most, so none sits
+        alone below the others."""
+        grid = self.query_one("#debrief-buttons", Grid)
+        widths = [len(label) + 2 for _, label, _ in BUTTONS]
+        room = max(20, width - 8)
+        count = len(BUTTONS)
+        if sum(widths) + count <= room:
+            grid.styles.grid_size_columns = count
+            grid.styles.grid_columns = " ".join(str(w) for w in widths)
+            return
+        fit = max(1, room // (max(widths) + 1))
+        rows = -(-count // fit)
+        while True:
+            columns = -(-count // rows)
+            last = count - (rows - 1) * columns
+            if columns <= fit and last >= columns - 1:
+                break
+            rows += 1
+        grid.styles.grid_size_columns = columns
+        grid.styles.grid_columns = "1fr"
+
+    # -- scoring ----------------------------------------------------------------------------
+
+    def show_progress(self, progress: Progress) -> None:
+        if progress.task != "score" or self.result is not None:
+            return
+        self.progress = progress
+        bar = self.query_one("#score-progress", ProgressBar)
+        overall = progress.overall
+        bar.update(total=None if overall is None else 100, progress=100 * (overall or 0.0))
+        self._tick()
+
+    def _tick(self) -> None:
+        """The scoring line counts the seconds, so a long step is visibly still working."""
+        if self.result is not None or self.progress is None:
+            return
+        elapsed = time.monotonic() - self._started
+        step = f"step {self.progress.stage + 1} of {self.progress.stages}"
+        self.query_one("#score-total", Static).update(
+            Text(f"Scoring, {step}: {self.progress.text}... ({elapsed:.0f}s)", style="bold")
+        )
 
     def show(self, result: Debrief) -> None:
         self.result = result
+        self.query_one("#score-progress", ProgressBar).display = False
         self.query_one("#score-total", Static).update(Text(score_line(result.score), style="bold"))
         self.query_one("#components", Static).update(components_text(result.score))
         chart = self.query_one("#debrief-chart", LossChart)
         chart.update_data(
             losses=result.losses, baseline=result.baseline, step=result.final_step, time=0.0
         )
-        self.query_one("#timeline", Static).update(timeline_table(result.mine, result.reference))
+        self._show_timeline()
+        self.query_one("#show-reference", Button).disabled = False
+
+    def _show_timeline(self) -> None:
+        result = self.result
+        if result is None:
+            return
+        reference = result.reference if self.reference_shown else None
+        self.query_one("#timeline", Static).update(timeline_table(result.mine, reference))
+        title = "Your night beside the reference" if self.reference_shown else "Your night"
+        self.query_one("#timeline-title", Static).update(Text(title, style="bold"))
+
+    def action_show_reference(self) -> None:
+        self.reference_shown = not self.reference_shown
+        self.query_one("#show-reference", Button).label = (
+            "Hide the reference solution"
+            if self.reference_shown
+            else "Show the reference solution beside it"
+        )
+        self._show_timeline()
 
     def engine_failed(self, text: str) -> None:
         last = text.strip().splitlines()[-1] if text.strip() else "unknown error"
+        self.query_one("#score-progress", ProgressBar).display = False
         self.query_one("#score-total", Static).update(
             Text(f"Scoring failed: {last}", style="bold red")
         )
@@ -219,7 +324,7 @@ class DebriefScreen(Screen):
         message = (
             f"Saved {count} answer{'s' if count != 1 else ''} to {where}."
             if count
-            else "Nothing new to save."
+            else f"Your answers are all in {where} already."
         )
         self.app.call_from_thread(self.status, message)
         return count
@@ -230,55 +335,84 @@ class DebriefScreen(Screen):
         if button == "save":
             self.action_save_texts()
         elif button == "export-runbook":
-            self.export_runbook()
+            self.export("runbook")
         elif button == "export-report":
-            self.export_report()
+            self.export("report")
+        elif button == "show-reference":
+            self.action_show_reference()
         elif button == "replay":
             self.app.replay()
-        elif button == "picker":
+        elif button == "next":
+            self.app.next_incident()
+        elif button == "incidents":
             self.app.action_picker()
         elif button == "quit":
             self.app.action_quit()
 
-    def export_runbook(self) -> None:
-        self._export("drill.runbook", "runbook")
+    # -- exports ----------------------------------------------------------------------------
 
-    def export_report(self) -> None:
-        self._export("drill.report", "report")
-
-    def _export(self, module: str, what: str) -> None:
-        if importlib.util.find_spec(module) is None:
-            self.status(
-                f"Export is not available yet: this version of drill has no {what} writer. Your night is in the save."
-            )
-            return
+    def export(self, what: str) -> None:
         if self.result is None:
             self.status(f"Wait for the score before exporting the {what}.")
             return
-        self.action_save_texts()
         path = self.driver.save_path
         if path is None:
             self.status("There is no save to export from.")
             return
-        self.status(f"Writing the {what}...")
-        self.run_worker(
-            lambda: self._write(what, Path(path)), thread=True, group="export", exclusive=True
-        )
+        bar = self.query_one("#export-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=None, progress=0)
+        self._export_started = time.monotonic()
+        self.status(f"Exporting the {what}: saving your answers first...")
+        self._export(what, Path(path), self.texts())
 
-    def _write(self, what: str, path: Path) -> None:
-        """Off the event loop: both writers replay the save through the engine."""
+    @work(thread=True, exclusive=True, group="export")
+    def _export(self, what: str, path: Path, texts: dict[str, str]) -> None:
+        """Off the event loop: both writers replay the save through the engine. Reports each
+        step; stops between steps when the screen goes away."""
+        worker = get_current_worker()
+        steps = EXPORT_STEPS[what]
+
+        def step(text: str) -> None:
+            if worker.is_cancelled:
+                raise Cancelled()
+            index = steps.index(text) if text in steps else len(steps) - 1
+            self.post_message(Progress(f"export-{what}", index, len(steps), text))
+
         try:
+            if not self.driver.closed:
+                self.driver.save_texts(texts)  # the page shows the answers as they are now
             if what == "runbook":
                 from drill.runbook import write_runbook
 
                 out = path.with_name(path.stem + "-runbook.md")
+                step("replaying the night from the save")
                 write_runbook([str(path)], str(out))
+                step("written")
             else:
                 from drill.report import write_report
 
                 out = path.with_suffix(".html")
-                write_report(str(path), str(out))
-        except Exception as exc:
-            self.app.call_from_thread(self.status, f"Could not export the {what}: {exc}")
+                write_report(str(path), str(out), progress=step)
+        except Cancelled:
             return
-        self.app.call_from_thread(self.status, f"{what.capitalize()} written to {out}.")
+        except Exception as exc:  # shown on screen: the learner can still save and quit
+            self.post_message(ExportDone(f"Could not export the {what}: {exc}"))
+            return
+        self.post_message(ExportDone(f"{what.capitalize()} written to {out}."))
+
+    def on_progress(self, progress: Progress) -> None:
+        if not progress.task.startswith("export-"):
+            return
+        what = progress.task.removeprefix("export-")
+        bar = self.query_one("#export-progress", ProgressBar)
+        bar.update(total=progress.stages, progress=progress.stage)
+        elapsed = time.monotonic() - self._export_started
+        self.status(
+            f"Exporting the {what}: {progress.text} (step {progress.stage + 1} of"
+            f" {progress.stages}, {elapsed:.0f}s)..."
+        )
+
+    def on_export_done(self, message: ExportDone) -> None:
+        self.query_one("#export-progress", ProgressBar).display = False
+        self.status(message.text)

@@ -5,28 +5,64 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from drill.engine.actions.catalog import VERBS, help_text
+from drill.tui.bindings import KEYS, bindings, keys_for
+from drill.tui.config import CONFIG_NAME
 
-KEYS = """Keys
-  Enter        run the line          Up / Down    earlier and later lines
-  Tab          complete a verb or a name        ctrl+a / ctrl+e   start / end of line
-  ctrl+u / ctrl+k / ctrl+w   delete to the start / to the end / a word
-  F1 help   F2 pause or resume   F3 slower   F4 faster   F6 next panel (small screens)
-  ctrl+p  command palette: every action and screen   ctrl+q  quit (y or Enter to confirm)
-  PageUp / PageDown  scroll the log
+PROMPT_KEYS = "\n".join(
+    (
+        "Line editing on the prompt: ctrl+a / ctrl+e start and end of line, ctrl+u / ctrl+k delete"
+        " to the start / to the end, ctrl+w a word. ctrl+p opens the command palette (every action,"
+        " every screen, Textual's themes). A click on a node on the map or a job in the queue puts"
+        " it on the prompt.",
+        "",
+        "Typed here, not actions, not saved:",
+        "  pause, resume      hold or release the clock",
+        "  speed N            1 to 600 seconds of night per second",
+        "  debrief            end the night and see the score",
+        "  quit               leave (every action is already in the save)",
+        "",
+        "Pacing: the clock holds while the command line has text, and a new page that matters holds"
+        " it until you act: every critical page, and a warning about your own job (its nodes, its"
+        " checkpoint volume). With --hard it never holds. Every action takes some of the night, as"
+        " it would for a person: `wait 10m` lets the night run.",
+    )
+)
 
-Typed here, not actions, not saved:
-  pause, resume      hold or release the clock
-  speed N            1 to 600 seconds of night per second
-  debrief            end the night and see the score
-  quit               leave (every action is already in the save)
+SCOPES = (
+    ("night", "The night"),
+    ("prompt", "The prompt"),
+    ("search", "The log search"),
+    ("app", "Everywhere"),
+    ("picker", "The list of incidents"),
+    ("briefing", "The briefing"),
+    ("plan", "The pre-shift plan"),
+    ("debrief", "The debrief"),
+    ("help", "This help"),
+    ("confirm", "Yes-or-no questions"),
+)
 
-Pacing: the clock holds while the command line has text, and a new critical page holds it until you act. With --hard it never holds. Every action takes some of the night, as it would for a person: `wait 10m` lets the night run."""
+
+def keys_text(keymap: dict[str, str]) -> Text:
+    """Every key binding with the id that config.toml's [keymap] rebinds it by."""
+    text = Text()
+    text.append("Keys", style="bold underline")
+    text.append(f"  (rebind any in {CONFIG_NAME} under [keymap], by the id on the right)\n")
+    for scope, title in SCOPES:
+        text.append(f"{title}\n", style="bold")
+        for key in KEYS:
+            if key.scope != scope:
+                continue
+            keys = keys_for(key.id, keymap).replace(",", " / ")
+            text.append(f"  {keys:<16}", style="bold")
+            text.append(f" {key.tooltip or key.description:<50}")
+            text.append(f" {key.id}\n", style="grey50")
+    text.append("\n" + PROMPT_KEYS)
+    return text
 
 
 def actions_text(notes: dict[str, str]) -> Text:
@@ -44,9 +80,7 @@ def actions_text(notes: dict[str, str]) -> Text:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [
-        Binding("escape,f1,q", "close", "Close help"),
-    ]
+    BINDINGS = bindings("help")
 
     def __init__(self, verb: str | None = None, notes: dict[str, str] | None = None) -> None:
         super().__init__(classes="dialog-screen")
@@ -59,7 +93,7 @@ class HelpScreen(ModalScreen[None]):
                 yield Static(
                     Text(help_text(self.verb, self.notes), style="bold"), classes="help-verb"
                 )
-            yield Static(KEYS, markup=False, id="help-keys")
+            yield Static(keys_text(self.app.config.keymap), id="help-keys")
             yield Static(actions_text(self.notes), id="help-actions")
         yield Footer()
 

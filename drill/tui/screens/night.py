@@ -2,29 +2,33 @@
 
 The prompt has focus, like a shell. Lines the screen handles itself (pause, resume, speed, help,
 debrief, quit) never reach the engine; every other line goes to the Session, in a worker. On a
-small terminal the panels fold into tabs.
+small terminal the panels fold into tabs. The log can take the whole screen (F5) and be searched
+(ctrl+f); a click on a node on the map or a job in the queue puts it on the prompt.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Label, Tab, Tabs
+from textual.widgets import Footer, Input, Label, Tab, Tabs
 
 from drill.engine.actions.catalog import VERBS
 from drill.incident.clock import NightClock
-from drill.tui.completion import Names, usage_line
+from drill.tui.bindings import bindings
+from drill.tui.completion import Names, candidates, usage_line
 from drill.tui.messages import Frame
 from drill.tui.pacing import Pacing, parse_speed
 from drill.tui.palette import NightCommands
+from drill.tui.suggest import suggest
 from drill.tui.widgets.cluster_map import ClusterMap
 from drill.tui.widgets.command_line import CommandLine
 from drill.tui.widgets.log_panel import LogPanel
+from drill.tui.widgets.log_search import LogSearch
 from drill.tui.widgets.loss_chart import LossChart
 from drill.tui.widgets.night_header import NightHeader
 from drill.tui.widgets.pager import PagerPanel, open_pages
@@ -44,19 +48,13 @@ PANELS = (
 NARROW_WIDTH, NARROW_HEIGHT = 120, 34
 LOGGED_EVENTS = ("alert", "job_state", "node_state", "checkpoint")
 IDLE_HELP = "Enter runs it. Tab completes. Up/Down: history. F1: help. ctrl+p: everything."
+# What a click on a node or a job puts on an empty prompt: the first look a person takes.
+FIRST_LOOK = {"node": "health", "job": "status"}
 
 
 class NightScreen(Screen):
     COMMANDS = {NightCommands}
-    BINDINGS = [
-        Binding("f1", "help", "Help"),
-        Binding("f2", "toggle_pause", "Pause"),
-        Binding("f3", "slower", "Slower"),
-        Binding("f4", "faster", "Faster"),
-        Binding("f6", "next_panel", "Panels"),
-        Binding("pageup", "scroll_log(-1)", "Scroll up", show=False),
-        Binding("pagedown", "scroll_log(1)", "Scroll down", show=False),
-    ]
+    BINDINGS = bindings("night")
 
     def __init__(self, driver, pacing: Pacing, plan: list[str] | None = None) -> None:
         super().__init__()
@@ -77,6 +75,7 @@ class NightScreen(Screen):
     def compose(self) -> ComposeResult:
         yield NightHeader(id="night-header")
         yield Tabs(*[Tab(label, id=f"tab-{key}") for key, label in PANELS], id="panel-tabs")
+        yield LogSearch(id="log-search")
         with Container(id="panels"):
             yield ClusterMap(id="map", classes="panel")
             yield PagerPanel(id="pager")
@@ -86,7 +85,7 @@ class NightScreen(Screen):
             yield LossChart(id="training", classes="panel")
         with Horizontal(id="prompt"):
             yield Label(">", id="prompt-mark")
-            yield CommandLine(id="command")
+            yield CommandLine(id="command", history_dir=self.app.config_folder)
         yield TextLine(IDLE_HELP, id="inline-help")
         yield Footer()
 
@@ -142,20 +141,24 @@ class NightScreen(Screen):
         if self.started:
             return
         self.started = True
-        if self.driver.frame is not None:
-            self.show_frame(self.driver.frame)
+        frame = self.driver.frame
+        if self.driver.spec.resume is not None and frame is not None:
+            frame = self._replay_log(frame)
+        if frame is not None:
+            self.show_frame(frame)
         for line in self.plan:
             self.driver.act(line)
         self.plan = []
         self._last_tick = time.monotonic()
 
     def show_frame(self, frame: Frame) -> None:
+        about = self._about_yours(frame)
         self.frame = frame
         snapshot = frame.snapshot
         for event in frame.events:
             self._log_event(event)
-            if event.kind == "alert" and event.data.get("severity") == "critical":
-                self.pacing.critical_page()
+            if event.kind == "alert":
+                self.pacing.page(str(event.data.get("severity", "")), event.subject in about)
         if frame.result is not None:
             self._log_result(frame.result)
         self.query_one(ClusterMap).show(snapshot)
@@ -169,7 +172,7 @@ class NightScreen(Screen):
         self.query_one(CommandLine).names = Names(
             nodes=tuple(n.name for n in snapshot.nodes if n.state not in ("spare", "joining")),
             jobs=tuple(j.name for j in sorted(snapshot.jobs, key=lambda j: (not j.yours, j.name))),
-            training_jobs=tuple(j.name for j in snapshot.jobs if j.steps),
+            own_jobs=tuple(j.name for j in snapshot.jobs if j.yours),
             volumes=tuple(v.name for v in frame.storage.volumes),
             alerts=tuple(a.id for a in snapshot.alerts if not a.acked),
             steps=tuple(str(c.step) for c in reversed(frame.storage.checkpoints)),
@@ -180,6 +183,47 @@ class NightScreen(Screen):
             self.ending = True
             self.log_line(Text("The night is over. Scoring it...", style="bold"))
             self.app.open_debrief()
+
+    def _replay_log(self, frame: Frame) -> Frame:
+        """A resumed night starts with its log and its history: the saved actions and what
+        they printed, among what the night did meanwhile, in time order. Old pages do not
+        hold the clock again."""
+        save = self.driver.spec.resume
+        command = self.query_one(CommandLine)
+        self.log_line(Text(f"Carrying on {save.path}: the night so far.", style="bold"))
+        entries: list[tuple[float, int, object]] = [(e.time, 0, e) for e in frame.events]
+        entries += [(a.time, 1, a) for a in save.actions]
+        for _, kind, item in sorted(entries, key=lambda entry: (entry[0], entry[1])):
+            if kind == 0:
+                self._log_event(item)
+            else:
+                self._log_saved(item)
+                command.remember(item.text, keep=False)
+        self.log_line(Text("You are back where you left it.", style="bold"))
+        return dataclasses.replace(frame, events=())
+
+    def _log_saved(self, action) -> None:
+        line = Text(f"{self.clock(action.time)} > ", style="bold")
+        line.append(action.text, style="bold")
+        self.log_line(line)
+        if action.accepted:
+            if action.result:
+                self.log_line(Text(action.result))
+        else:
+            self.log_line(Text(f"Not done: {action.result}", style="bold red"))
+
+    def _about_yours(self, frame: Frame) -> set[str]:
+        """What a page about the learner's job names: the job, the nodes it runs on (now or
+        in the frame before), its checkpoint volume."""
+        mine = self.incident.learner_job
+        names = {mine.name}
+        if mine.checkpoint.volume:
+            names.add(mine.checkpoint.volume)
+        for snapshot in (frame.snapshot, self.frame.snapshot if self.frame else None):
+            if snapshot is None:
+                continue
+            names.update(n.name for n in snapshot.nodes if mine.name in n.jobs)
+        return names
 
     def engine_failed(self, text: str) -> None:
         self.log_line(
@@ -234,6 +278,18 @@ class NightScreen(Screen):
                 self.log_line(Text(result.output))
         else:
             self.log_line(Text(f"Not done: {result.output}", style="bold red"))
+            self._suggest(result.text, result.output)
+
+    def _suggest(self, line: str, why: str) -> None:
+        """A rejected line that is one misspelling away from a good one says which."""
+        if "did you mean" in why.lower():
+            return  # the engine said it already
+        better = suggest(line, self.query_one(CommandLine).names)
+        if better:
+            self.log_line(
+                Text(f"Did you mean `{better}`? Up brings the line back to edit.", style="yellow")
+            )
+            self._help(f"Did you mean: {better}")
 
     def log_line(self, text: Text) -> None:
         self.query_one(LogPanel).add(text)
@@ -270,18 +326,41 @@ class NightScreen(Screen):
     def _help(self, text: str) -> None:
         self.query_one("#inline-help", TextLine).set(text)
 
-    def on_input_changed(self, event: CommandLine.Changed) -> None:
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "log-search":
+            event.stop()
+            self.query_one(LogPanel).search(event.value)
+            self.pacing.typing = bool(event.value.strip())
+            self._show_header()
+            return
         self.pacing.typing = bool(event.value.strip())
         self._show_busy()
         self._show_header()
 
     def on_command_line_choices(self, event: CommandLine.Choices) -> None:
-        if event.choices:
-            shown = "  ".join(event.choices[:24]) + ("  ..." if len(event.choices) > 24 else "")
-            self._help(shown)
+        if not event.choices:
+            return
+        shown = Text()
+        start = 0 if event.current is None else max(0, event.current - 12)
+        window = event.choices[start : start + 24]
+        if start:
+            shown.append("...  ")
+        for index, choice in enumerate(window, start=start):
+            shown.append(choice, style="reverse bold" if index == event.current else "")
+            shown.append("  ")
+        if start + 24 < len(event.choices):
+            shown.append("...")
+        if event.current is None:
+            shown.append("(Tab again cycles)", style="grey50")
+        self._help(shown)
 
-    def on_input_submitted(self, event: CommandLine.Submitted) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        if event.input.id == "log-search":
+            self.pacing.typing = False  # the search stays; the prompt gets the keys back
+            self.query_one(CommandLine).focus()
+            self._show_header()
+            return
         command = self.query_one(CommandLine)
         line = event.value.strip()
         command.value = ""
@@ -342,6 +421,41 @@ class NightScreen(Screen):
 
     def action_fill(self, text: str) -> None:
         self.fill(text)
+
+    def action_pick(self, kind: str, name: str) -> None:
+        """A node or a job was clicked: it goes where the prompt wants one (`drain ` becomes
+        `drain gpu-a-2 `), or, on an empty prompt, after the first look a person takes."""
+        command = self.query_one(CommandLine)
+        typed = command.value[: command.cursor_position]
+        stem = typed if not typed or typed.endswith(" ") else typed[: typed.rfind(" ") + 1]
+        if typed.strip() and name in candidates(stem, command.names):
+            self.fill(stem + name + " ")
+        else:
+            self.fill(f"{FIRST_LOOK[kind]} {name}")
+        self._help(f"{name} is on the prompt: Enter runs it, or edit it first.")
+
+    def action_toggle_log(self) -> None:
+        """The log over the whole panel area, or back to its place."""
+        self.set_class(not self.has_class("-log-expanded"), "-log-expanded")
+        if self.has_class("-log-expanded") and self.has_class("-narrow"):
+            self.show_panel("log")
+        self.query_one(LogPanel).scroll_end(animate=False)
+
+    def action_search_log(self) -> None:
+        search = self.query_one("#log-search", LogSearch)
+        search.add_class("-open")
+        if self.has_class("-narrow"):
+            self.show_panel("log")
+        search.focus()
+
+    def close_search(self) -> None:
+        search = self.query_one("#log-search", LogSearch)
+        search.value = ""
+        search.remove_class("-open")
+        self.query_one(LogPanel).search("")
+        self.pacing.typing = bool(self.query_one(CommandLine).value.strip())
+        self.query_one(CommandLine).focus()
+        self._show_header()
 
     def action_help(self, verb: str | None = None) -> None:
         from drill.tui.screens.help import HelpScreen

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
 from drill.course import PHASE, SHORT
+from drill.tui.bindings import bindings
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,20 @@ def load_entries(saves_dir: Path | None) -> tuple[list[Entry], list[str]]:
     return entries, problems
 
 
+def next_entry(incident_id: str, saves_dir: Path | None) -> Entry | None:
+    """The shipped incident after this one in the suggested order; the first after the last,
+    or after an incident that is not shipped."""
+    entries, _ = load_entries(saves_dir)
+    if not entries:
+        return None
+    ids = [e.loaded.incident.id for e in entries]
+    if incident_id not in ids:
+        return entries[0]
+    return entries[(ids.index(incident_id) + 1) % len(entries)]
+
+
 class PickerScreen(Screen):
-    BINDINGS = [
-        Binding("enter", "play", "Play", show=True),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("picker")
 
     def __init__(self, saves_dir: Path | None = None) -> None:
         super().__init__()
@@ -85,6 +94,7 @@ class PickerScreen(Screen):
                 key=incident.id,
             )
         table.focus()
+        self.call_after_refresh(self.app.drawn, self)
 
     def _chosen(self):
         table = self.query_one(DataTable)

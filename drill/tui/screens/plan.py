@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 
 from drill.incident.models import Incident
 from drill.incident.units import format_duration, format_size
+from drill.tui.bindings import bindings
 
 LABELS = {
     "ckpt-every": "Checkpoint every N steps",
@@ -100,10 +100,7 @@ def _step(low: int, high: int) -> int:
 
 
 class PlanScreen(Screen):
-    BINDINGS = [
-        Binding("ctrl+s", "start", "Start the night"),
-        Binding("f1", "app.help", "Help"),
-    ]
+    BINDINGS = bindings("plan")
 
     def __init__(self, incident: Incident) -> None:
         super().__init__()

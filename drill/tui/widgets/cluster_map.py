@@ -1,8 +1,11 @@
 """The cluster map: islands, leaves, nodes and GPUs, coloured by state and by job.
 
 One widget that renders lines (the Line API): building a few hundred Static widgets for a big
-cluster takes seconds, drawing lines takes milliseconds. Small clusters show every GPU; big ones
-show a rollup per island, the learner's nodes and the nodes that are not healthy.
+cluster takes seconds, drawing lines takes milliseconds. When every node's cell fits in the
+panel it shows every GPU; when it does not (a fleet of thousands of nodes, or a small panel),
+it shows a rollup per island, the learner's nodes and the nodes that are not healthy.
+
+A click on a node's name puts it on the prompt (the screen's `pick` action).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from drill.engine.snapshot import NodeView, Snapshot
+from drill.tui.widgets.pick import pick_style
 
 GPU_CHAR = "■"
 IDLE_CHAR = "·"
@@ -45,7 +49,7 @@ NODE_STYLES = {
 LABEL = Style(color="grey62")
 TITLE = Style(bold=True)
 HEALTHY = ("up", "spare")
-CELL_MODE_MAX_NODES = 256
+MIN_HEIGHT = 10  # a panel shorter than this still gets the cells if they fit in ten lines
 
 Line = list[Segment]
 
@@ -66,7 +70,10 @@ def unhealthy(node: NodeView) -> bool:
 def node_cell(node: NodeView, name_width: int, styles: dict[str, Style]) -> Line:
     """`gpu-a-2 ■■X■■··· `: the name in its state's colour, one character per GPU."""
     segments = [
-        Segment(node.name.ljust(name_width), NODE_STYLES.get(node.state, LABEL)),
+        Segment(
+            node.name.ljust(name_width),
+            pick_style("node", node.name, NODE_STYLES.get(node.state, LABEL)),
+        ),
         Segment(" "),
     ]
     run_text, run_style = "", None
@@ -163,22 +170,47 @@ def _bar(fraction: float, width: int) -> Line:
 
 
 def rollup_lines(snapshot: Snapshot, width: int) -> list[Line]:
-    """A line per island, then the learner's nodes and every unhealthy node cell by cell."""
+    """A line per island, then the learner's nodes and every unhealthy node cell by cell.
+    One pass over the GPUs: at 4,096 nodes this is most of the map's frame."""
     yours, styles = _job_styles(snapshot)
     name_width = max((len(n.name) for n in snapshot.nodes), default=8)
     gpus = max((len(n.gpus) for n in snapshot.nodes), default=8)
     cell_width = _cell_width(name_width, gpus)
-    islands: dict[str, list[NodeView]] = defaultdict(list)
+    # island -> [nodes, GPUs, busy, yours, dead, not up]
+    islands: dict[str, list[int]] = {}
+    own: list[NodeView] = []
+    sick_nodes: list[NodeView] = []
     for node in snapshot.nodes:
-        islands[node.island].append(node)
+        counts = islands.get(node.island)
+        if counts is None:
+            counts = islands[node.island] = [0, 0, 0, 0, 0, 0]
+        counts[0] += 1
+        counts[1] += len(node.gpus)
+        dead = 0
+        if node.jobs:
+            for gpu in node.gpus:
+                if gpu.job:
+                    counts[2] += 1
+                    if gpu.job == yours:
+                        counts[3] += 1
+                if gpu.broken:
+                    dead += 1
+        else:
+            dead = sum(1 for gpu in node.gpus if gpu.broken)
+        counts[4] += dead
+        if node.state not in HEALTHY:
+            counts[5] += 1
+        if yours and yours in node.jobs:
+            own.append(node)
+        if dead or node.state not in HEALTHY:
+            sick_nodes.append(node)
     lines: list[Line] = legend(width)
-    for island, nodes in islands.items():
-        total = sum(len(n.gpus) for n in nodes)
-        busy = sum(1 for n in nodes for g in n.gpus if g.job)
-        mine = sum(1 for n in nodes for g in n.gpus if g.job and g.job == yours)
-        dead = sum(1 for n in nodes for g in n.gpus if g.broken)
-        sick = sum(1 for n in nodes if n.state not in HEALTHY)
-        line: Line = [Segment(f"island {island:<4}", TITLE), Segment(f" {len(nodes):>4} nodes ")]
+    island_width = max((len(name) for name in islands), default=4)
+    for island, (count, total, busy, mine, dead, sick) in islands.items():
+        line: Line = [
+            Segment(f"island {island:<{island_width}}", TITLE),
+            Segment(f" {count:>5} nodes "),
+        ]
         line += _bar(busy / total if total else 0.0, 12)
         line.append(Segment(f" {busy}/{total} GPUs busy"))
         if mine:
@@ -188,17 +220,16 @@ def rollup_lines(snapshot: Snapshot, width: int) -> list[Line]:
         if sick:
             line += [Segment(", "), Segment(f"{sick} not up", NODE_STYLES["drained"])]
         lines.append(line)
-    own = [n for n in snapshot.nodes if yours and yours in n.jobs]
     if own:
         lines.append([Segment("Your job's nodes", TITLE)])
         lines += _wrap_cells(
             [], 0, [node_cell(n, name_width, styles) for n in own], cell_width, width
         )
-    sick_nodes = [n for n in snapshot.nodes if unhealthy(n)]
     lines.append([Segment(f"Unhealthy nodes ({len(sick_nodes)})", TITLE)])
     if sick_nodes:
         cells = [
-            node_cell(n, name_width, styles) + [Segment(f"{n.state:<10}", LABEL)]
+            node_cell(n, name_width, styles)
+            + [Segment(f"{n.state if n.state not in HEALTHY else 'dead GPU':<10}", LABEL)]
             for n in sick_nodes
         ]
         lines += _wrap_cells([], 0, cells, cell_width + 10, width)
@@ -207,18 +238,35 @@ def rollup_lines(snapshot: Snapshot, width: int) -> list[Line]:
     return lines
 
 
+def cell_line_count(snapshot: Snapshot, width: int) -> int:
+    """How many lines the cell-by-cell map takes at this width, without drawing it."""
+    name_width = max((len(n.name) for n in snapshot.nodes), default=8)
+    gpus = max((len(n.gpus) for n in snapshot.nodes), default=8)
+    leaf_width = max((len(n.leaf or "spares") for n in snapshot.nodes), default=6) + 1
+    per_row = max(1, (width - leaf_width - 1) // _cell_width(name_width, gpus))
+    leaves: dict[tuple[str, str], int] = defaultdict(int)
+    for node in snapshot.nodes:
+        leaves[(node.island, node.leaf or "spares")] += 1
+    islands = {island for island, _ in leaves}
+    rows = sum(-(-count // per_row) for count in leaves.values())
+    return len(legend(width)) + len(islands) + rows
+
+
+def fits(snapshot: Snapshot, width: int, height: int) -> bool:
+    """Every node's cell fits in the panel (an unknown height counts as ten lines)."""
+    return cell_line_count(snapshot, width) <= max(height, MIN_HEIGHT)
+
+
 def map_lines(snapshot: Snapshot, width: int, height: int = 0) -> list[Line]:
-    """Cell by cell when it fits in a few screens; a rollup when the cluster is too big."""
-    lines = cell_lines(snapshot, width) if len(snapshot.nodes) <= CELL_MODE_MAX_NODES else None
-    if lines is None or (height and len(lines) > 3 * max(height, 10)):
-        lines = rollup_lines(snapshot, width)
-    return lines
+    """Cell by cell when it fits in the panel; a rollup and the unhealthy nodes when not."""
+    if fits(snapshot, width, height):
+        return cell_lines(snapshot, width)
+    return rollup_lines(snapshot, width)
 
 
 def _key(snapshot: Snapshot) -> tuple:
-    return tuple(
-        (n.name, n.state, n.jobs, tuple((g.job, g.broken) for g in n.gpus)) for n in snapshot.nodes
-    )
+    # NodeView and GpuView are frozen dataclasses: comparing the tuple compares every field.
+    return snapshot.nodes
 
 
 class ClusterMap(ScrollView, can_focus=True):

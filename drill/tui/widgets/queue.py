@@ -1,11 +1,14 @@
-"""The queue: every job the scheduler knows, with the learner's first."""
+"""The queue: every job the scheduler knows, with the learner's first. A click on a job's name
+puts it on the prompt."""
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 
 from drill.engine.snapshot import JobView, Snapshot
 from drill.tui.widgets.panel import Panel
+from drill.tui.widgets.pick import pick_style
 
 STATE_STYLES = {
     "running": "green",
@@ -64,7 +67,12 @@ class QueueView:
         yield header
         for job in self.jobs:
             name = (job.name + (" (yours)" if job.yours else ""))[:name_w]
-            row = Text(f"{name:<{name_w}}", style="bold" if job.yours else "")
+            row = Text()
+            # Only the job's name is clickable; the rest of the column is padding.
+            clickable = job.name[:name_w]
+            bold = Style(bold=job.yours)
+            row.append(clickable, style=pick_style("job", job.name, bold))
+            row.append(f"{name[len(clickable) :]:<{name_w - len(clickable)}}", style=bold)
             row.append(f" {job.state[:9]:<9}", style=STATE_STYLES.get(job.state, ""))
             step = f"{job.step}/{job.steps}" if job.steps else "-"
             ckpt = "-" if job.last_checkpoint is None else str(job.last_checkpoint)

@@ -1,0 +1,64 @@
+"""`drill serve`: the same Textual app in a browser tab, through textual-serve.
+
+Each browser tab that opens the page starts its own `drill play` process with the same flags,
+so a night in the browser is the terminal game: the same screens, the same saves. The server
+listens on 127.0.0.1 unless told otherwise, and says so loudly when it is told: the game has no
+login, so anyone who reaches the address plays as you and writes saves on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+from drill.commands.play import app_options
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def serve(args: argparse.Namespace) -> int:
+    app_options(args)  # the same checks as `drill play`, before the server starts
+    command = play_command(args)
+    if args.host not in LOCAL_HOSTS:
+        print(
+            f"drill: warning: serving on {args.host}, not 127.0.0.1: anyone who can reach"
+            f" port {args.port} there can play as you and write saves on this machine;"
+            " the game has no login.",
+            file=sys.stderr,
+        )
+    from textual_serve.server import Server
+
+    server = Server(
+        command,
+        host=args.host,
+        port=args.port,
+        title="3am Drill",
+        public_url=args.public_url,
+    )
+    server.serve()
+    return 0
+
+
+def play_command(args: argparse.Namespace) -> str:
+    """The shell command textual-serve runs for each browser tab: `drill play` with the flags
+    this server was given (quoted: incident names and paths go through a shell)."""
+    words = [sys.executable, "-m", "drill", "play"]
+    if args.incident:
+        words.append(args.incident)
+    for flag, value in (
+        ("--seed", args.seed),
+        ("--resume", args.resume),
+        ("--speed", args.speed),
+        ("--backend", args.backend),
+        ("--ranks", args.ranks),
+        ("--save", args.save),
+        ("--saves-dir", args.saves_dir),
+    ):
+        if value is not None:
+            words += [flag, str(value)]
+    if args.hard:
+        words.append("--hard")
+    if args.paused:
+        words.append("--paused")
+    return shlex.join(words)

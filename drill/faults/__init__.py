@@ -1,0 +1,46 @@
+"""The fault kinds: one module per kind, each with its YAML model, what it picks, what it does
+to the world and the signals it leaves. The loader, the JSON Schema, the guide check and the
+simulation all take the kinds from `KINDS` here.
+
+Adding a kind: write drill/faults/NAME.py with a `FaultBase` subclass whose `kind` is
+`Literal["NAME"]`, a `fire` function and a `KIND = Kind(...)`, add the module to `_MODULES`
+below, describe it in the authoring guide, and test its signals.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field
+
+from drill.faults import (
+    corrupt_checkpoint,
+    gpu_xid,
+    hang_rank,
+    kill_rank,
+    link_flap,
+    node_down,
+    random_failures,
+    straggler,
+)
+from drill.faults.base import FaultBase, Kind, Pick
+
+_MODULES = (
+    kill_rank,
+    hang_rank,
+    node_down,
+    gpu_xid,
+    straggler,
+    link_flap,
+    random_failures,
+    corrupt_checkpoint,
+)
+KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
+
+# One model per kind, told apart by `kind:`, so the schema says which fields each kind takes.
+FaultSpec = Annotated[
+    Union[tuple(kind.spec for kind in KINDS.values())],  # noqa: UP007 (built from the registry)
+    Field(discriminator="kind"),
+]
+
+__all__ = ["KINDS", "FaultSpec", "FaultBase", "Kind", "Pick"]

@@ -1,0 +1,101 @@
+"""What every fault kind shares: the YAML fields common to all, target selectors, what a fault
+picked when it fired, and the descriptor a kind module registers.
+
+A fault kind module (one file per kind, next to this one) declares its YAML model as a subclass
+of `FaultBase` with its own `kind` literal, and a `Kind` that says what it picks and what it does
+when it fires. The kind's behaviour reaches the simulated world only through the world object it
+is handed (drill/sim/world.py), never by importing the simulation: the fault kinds sit with the
+incident models, below the simulation.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import Field
+
+from drill.incident.fields import Duration, Moment, Name, Strict
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+Select = Literal["one", "all", "count", "percent"]
+# What one candidate of a kind is: the unit the seed picks among when the fault fires.
+Unit = Literal["gpu", "rank", "node", "leaf", "checkpoint", "cluster"]
+Loc = tuple[str | int, ...]
+
+
+class Target(Strict):
+    job: Name | None = Field(None, description="pick among this job's nodes and ranks")
+    node: Name | None = Field(None, description="this node, like gpu-a-3")
+    rank: int | None = Field(None, ge=0, le=4095, description="with `job`: this rank of the job")
+    leaf: str | None = Field(
+        None, description="pick among the nodes behind this leaf, like leaf-a1"
+    )
+    island: str | None = Field(None, description="pick among the nodes of this island, like a")
+    select: Select = Field(
+        "one", description="how many candidates the seed picks: one, all, count or percent"
+    )
+    count: int | None = Field(None, ge=1, le=4096, description="with select: count, how many")
+    percent: float | None = Field(
+        None, gt=0, le=100, description="with select: percent, what share of the candidates"
+    )
+
+
+class JobTarget(Strict):
+    job: Name | None = Field(None, description="the job whose checkpoint it hits (default: yours)")
+
+
+class FaultBase(Strict):
+    """Fields every fault has. Each kind adds its own and a `kind` literal."""
+
+    id: Name = Field(description="this fault's name; action lines refer to it as {fault.ID.FIELD}")
+    at: Moment = Field(description="when the fault fires")
+    jitter: Duration = Field(0.0, description="seeded random delay added to `at`, up to this much")
+
+
+@dataclass(frozen=True)
+class Pick:
+    """What a fault struck when it fired: the names `{fault.ID.FIELD}` can fill in."""
+
+    node: str | None = None
+    gpu: int | None = None
+    job: str | None = None
+    rank: int | None = None
+    leaf: str | None = None
+    step: int | None = None
+
+    def field(self, name: str) -> Any:
+        return getattr(self, name, None)
+
+
+# A kind's names for the loader's cross-reference checks: (what, names) lookups.
+@dataclass(frozen=True)
+class Names:
+    nodes: set[str]
+    leaves: set[str]
+    islands: set[str]
+    jobs: dict[str, int]  # job name -> its GPUs (ranks)
+    cluster_mtbf: float | None
+
+
+Check = Callable[[Any, Names], list[tuple[Loc, str]]]
+Fire = Callable[["World", Any, list[Pick]], None]
+Chooser = Callable[["World", Any, "random.Random"], list[Pick]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One fault kind, as the loader, the schema, the guide check and the simulation see it."""
+
+    name: str
+    spec: type[FaultBase]
+    unit: Unit  # what the seed picks among when it fires
+    fire: Fire  # what it does to the world, given what it picked
+    summary: str  # one line: the signals it leaves, for `drill list` and the guide check
+    check: Check | None = None  # extra cross-reference checks beyond the target's names
+    # How it picks, when not from its `target:` by unit (drill/faults/targets.py).
+    select: Chooser | None = None

@@ -1,0 +1,41 @@
+"""hang_rank: one rank stops inside a collective and never comes back.
+
+Signals: the rank's log goes silent, the other ranks wait, the learner's job pages after five
+minutes without progress, and at `collective_timeout` every surviving rank logs a NCCL
+watchdog timeout and the attempt fails. `health` shows nothing wrong with the node.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.states import JobState
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+class HangRank(FaultBase):
+    kind: Literal["hang_rank"] = Field(description="a rank hangs in a collective")
+    target: Target = Field(
+        Target(), description="where it strikes; the seed picks among candidates"
+    )
+
+
+def fire(world: World, fault: HangRank, picks: list[Pick]) -> None:
+    for pick in picks:
+        job = world.jobs.get(pick.job) if pick.job else None
+        if job is not None and pick.rank is not None and job.state == JobState.RUNNING:
+            world.failures.stall(job, pick.rank, how="hang")
+
+
+KIND = Kind(
+    name="hang_rank",
+    spec=HangRank,
+    unit="rank",
+    fire=fire,
+    summary="a rank goes silent; the job hangs until the collective timeout",
+)

@@ -1,0 +1,60 @@
+"""straggler: one GPU runs slow (thermal or power throttling), and the whole gang with it.
+
+Signals: the node's kernel log says the clocks are throttled; the learner's job pages that its
+step time is above usual. Synchronous data parallel runs at the pace of its slowest rank. With
+`duration` the clocks recover.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.incident.fields import Duration
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+class Straggler(FaultBase):
+    kind: Literal["straggler"] = Field(description="a GPU is throttled")
+    slowdown: float = Field(2.0, ge=1.0, le=100.0, description="step time factor on that GPU")
+    duration: Duration | None = Field(None, description="the clocks recover after this")
+    target: Target = Field(
+        Target(), description="where it strikes; the seed picks among candidates"
+    )
+
+
+def fire(world: World, fault: Straggler, picks: list[Pick]) -> None:
+    for pick in picks:
+        _throttle(world, fault, str(pick.node), int(pick.gpu or 0))
+
+
+def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) -> None:
+    node = world.cluster.nodes[node_name]
+    gpu = node.gpus[gpu_index]
+    gpu.throttles[fault.id] = fault.slowdown
+    node.kernel_log.append(
+        (world.now, f"GPU {gpu.bus_id}: clocks throttled (HW Slowdown: Active, thermal)")
+    )
+    for job, _rank in world.jobs_on_gpu(node_name, gpu_index):
+        if job.yours:
+            world.env.process(world.failures.slow_alert(job, fault.slowdown))
+    if fault.duration is not None:
+        world.env.process(_restore(world, fault.id, node_name, gpu_index, fault.duration))
+
+
+def _restore(world: World, cause: str, node_name: str, gpu_index: int, delay: float):
+    yield world.env.timeout(delay)
+    world.cluster.nodes[node_name].gpus[gpu_index].throttles.pop(cause, None)
+
+
+KIND = Kind(
+    name="straggler",
+    spec=Straggler,
+    unit="gpu",
+    fire=fire,
+    summary="throttled clocks on one GPU; the job's step time rises",
+)

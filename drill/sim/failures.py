@@ -1,0 +1,275 @@
+"""How the world fails: the mechanics every fault kind shares.
+
+A rank that stops (stall) holds its gang in the collective until the watchdog fires; a rank
+whose process dies (crash) is noticed by the launcher a few seconds later; a node that stops
+answering (node_down) is marked down after the heartbeat timeout. The fault kinds in
+drill/faults decide when and where; this module is what then happens, the same whatever the
+cause.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from drill.incident.units import format_duration
+from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.states import NodeState
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
+LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
+STRAGGLER_ALERT_RATIO = 1.3
+
+
+class Failures:
+    def __init__(self, world: World):
+        self.world = world
+        # Link flaps in progress per leaf: cause -> (step time factor, when it ends or None).
+        self._flaps: dict[str, dict[str, tuple[float, float | None]]] = {}
+
+    # -- a rank stops -----------------------------------------------------------------------
+
+    def stall(
+        self,
+        job: Job,
+        rank: int,
+        clears_after: float | None = None,
+        how: str = "kill",
+        cause: str = "",
+    ) -> None:
+        """A rank stops inside a collective: everyone else waits for it until the timeout.
+
+        `how` says what happens to the real process behind that rank, when there is one: "kill"
+        when it is gone (its GPU fell off the bus, its node stopped), "hang" when it is alive
+        but stuck in software. A stall that clears by itself leaves the real processes alone.
+        Stalls compose: the gang moves again only when every cause has cleared.
+        """
+        world = self.world
+        attempt = job.current
+        if attempt is not None and job.training and not attempt.training:
+            attempt.stall_on_start = rank  # the rank hangs as soon as training begins
+            attempt.stall_how = how
+            return
+        if attempt is None or not job.training or not attempt.training:
+            return
+        cause = cause or f"rank {rank}"
+        attempt.stall_causes.add(cause)
+        if attempt.stall_wake is None:
+            world.progress_stopped(job, f"rank {rank} stopped")
+            attempt.stall_wake = world.env.event()
+            attempt.stalled_at = world.now
+            attempt.stalled_rank = rank
+            job.log.silent_from[rank] = world.now
+            world.env.process(self._watchdog(job, attempt, rank))
+            world.env.process(self._progress_alert(job, attempt))
+        if clears_after is not None:
+            world.env.process(self._unstall_after(job, attempt, clears_after, cause))
+        else:
+            self._real_fault(job, attempt, rank, how)
+
+    def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
+        """Do to the real worker process what the night did to the rank (a multi-process
+        replica only), and keep what the surviving processes really raised."""
+        hook = getattr(self.world.training, "rank_fault", None)
+        if hook is None or not job.yours or not attempt.training:
+            return
+        texts = hook(job.name, rank, job.world, how)
+        attempt.real_errors.extend(texts)
+        for text in texts:
+            # The surviving processes print this the moment they raise: it is in their logs
+            # now, while the job as a whole fails when the simulation says it does.
+            self.world.log(job, None, text)
+            self.world.emit("job_log", job.name, text, real=True)
+
+    def _unstall_after(self, job: Job, attempt, delay: float, cause: str):
+        yield self.world.env.timeout(delay)
+        attempt.stall_causes.discard(cause)
+        if attempt.ended or attempt.stall_wake is None or attempt.stall_causes:
+            return
+        wake = attempt.stall_wake
+        attempt.stall_wake = None
+        attempt.stalled_at = None
+        job.log.silent_from.pop(attempt.stalled_rank, None)
+        wake.succeed()
+
+    def _watchdog(self, job: Job, attempt, dead_rank: int):
+        world = self.world
+        stalled_at = attempt.stalled_at
+        yield world.env.timeout(job.collective_timeout)
+        if attempt.ended or attempt.stalled_at != stalled_at:
+            return
+        ms = int(job.collective_timeout * 1000)
+        seq = job.step * 4 + 3  # a few collectives per step; any stable number reads true
+        survivors = [r for r in range(job.world) if r != dead_rank]
+        for rank in survivors:
+            world.log(
+                job,
+                rank,
+                f"[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq},"
+                f" OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608, Timeout(ms)={ms}) ran for"
+                f" {ms + 17} milliseconds before timing out.",
+            )
+        reporter = survivors[0] if survivors else 0
+        world.end_attempt(
+            job,
+            FAILED,
+            f"[Rank {reporter}] Watchdog caught collective operation timeout: ALLREDUCE"
+            f" (SeqNum={seq}) ran for {format_duration(job.collective_timeout)},"
+            f" Timeout(ms)={ms}; {len(survivors)} of {job.world} ranks reported it",
+        )
+
+    def _progress_alert(self, job: Job, attempt):
+        world = self.world
+        last = job.last_step_time if job.last_step_time is not None else world.now
+        delay = max(0.0, last + PROGRESS_ALERT_AFTER - world.now)
+        yield world.env.timeout(delay)
+        if attempt.ended or attempt.stall_wake is None or not job.yours:
+            return
+        world.alert(
+            "warning",
+            job.name,
+            f"{job.name}: no training progress for {format_duration(world.now - last)}"
+            f" (last step {job.step} at {world.clock.label(last)})",
+        )
+
+    # -- a rank's process dies --------------------------------------------------------------
+
+    def crash(self, job: Job, rank: int, error: str) -> None:
+        """A rank's process dies; the launcher sees it within its monitor interval."""
+        world = self.world
+        attempt = job.current
+        if attempt is None:
+            return
+        node, gpu = job.rank_location(rank) if job.placement else ("?", 0)
+        pid = world.cluster.nodes[node].pid_base + gpu if node in world.cluster.nodes else 0
+        world.log(job, rank, f"[rank {rank}] RuntimeError: {error}")
+        job.log.silent_from[rank] = world.now
+        if job.training and attempt.training:
+            world.progress_stopped(job, f"rank {rank} died")
+        self._real_fault(job, attempt, rank, "kill")
+
+        def notice():
+            yield world.env.timeout(LAUNCHER_MONITOR_INTERVAL)
+            if attempt.ended:
+                return
+            world.end_attempt(
+                job,
+                FAILED,
+                f"ChildFailedError: rank {rank} (local_rank {gpu}) on {node} failed"
+                f" (pid {pid}): {error}",
+            )
+
+        world.env.process(notice())
+
+    # -- a node stops answering -------------------------------------------------------------
+
+    def node_down(
+        self, node_name: str, duration: float | None, persists: bool, cause: str = "down"
+    ) -> None:
+        """The node stops answering. Causes compose: it answers again only when every
+        transient one has passed, and never by itself after a lasting one."""
+        world = self.world
+        node = world.cluster.nodes[node_name]
+        node.dead_until_swap = node.dead_until_swap or persists
+        if duration is not None:
+            world.env.process(self._node_returns(node_name, duration, cause))
+        already = not node.responsive
+        node.down_causes.add(cause)
+        if already:
+            return
+        node.responsive = False
+        node.last_heartbeat = world.now
+        for job_name in sorted(node.allocations):
+            job = world.jobs[job_name]
+            ranks = job.ranks_on(node_name)
+            if job.training and ranks:
+                self.stall(job, ranks[0], cause=f"node {node_name}")
+        world.env.process(self._heartbeat_timeout(node_name))
+
+    def _heartbeat_timeout(self, node_name: str):
+        world = self.world
+        node = world.cluster.nodes[node_name]
+        since = node.last_heartbeat
+        yield world.env.timeout(world.incident.cluster.heartbeat_timeout)
+        if node.responsive or node.last_heartbeat != since:
+            return
+        world.set_node_state(node, NodeState.DOWN, "not responding")
+        mine = any(world.jobs[j].yours for j in node.allocations)
+        world.alert(
+            "critical" if mine else "warning",
+            node_name,
+            f"{node_name} not responding: no heartbeat since {world.clock.label(since)}",
+        )
+        for job_name in sorted(node.allocations):
+            world.end_attempt(
+                world.jobs[job_name], NODE_FAIL, f"node {node_name} failed (no heartbeat)"
+            )
+
+    def _node_returns(self, node_name: str, delay: float, cause: str):
+        yield self.world.env.timeout(delay)
+        node = self.world.cluster.nodes[node_name]
+        node.down_causes.discard(cause)
+        if node.down_causes or node.dead_until_swap:
+            return
+        if node.responsive or node.state != NodeState.DOWN:
+            return
+        node.responsive = True
+        node.kernel_log.append((self.world.now, "kernel: Linux version booted; node registered"))
+        self.world.set_node_state(node, NodeState.UP, "returned to service")
+
+    # -- slow work --------------------------------------------------------------------------
+
+    def slow_alert(self, job: Job, factor: float):
+        """A SimPy process: page about a job's step time once the slowdown shows in it."""
+        world = self.world
+        yield world.env.timeout(job.step_time * factor * 3)
+        if job.state == RUNNING and world.step_factor(job) >= STRAGGLER_ALERT_RATIO:
+            world.alert(
+                "warning",
+                job.name,
+                f"{job.name}: step time {job.step_time * world.step_factor(job):.0f}s,"
+                f" usually {job.step_time:.0f}s",
+            )
+
+    # -- a leaf's uplink flaps --------------------------------------------------------------
+
+    def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None:
+        world = self.world
+        until = None if duration is None else world.now + duration
+        self._flaps.setdefault(leaf, {})[cause] = (slowdown, until)
+        for job in list(world.running_jobs()):
+            if job.training and job.current is not None and job.current.training:
+                self._flap_hits(job, leaf, cause)
+        if duration is not None:
+            world.env.process(self._flap_settles(leaf, cause, duration))
+
+    def _flap_settles(self, leaf: str, cause: str, delay: float):
+        yield self.world.env.timeout(delay)
+        self._flaps.get(leaf, {}).pop(cause, None)
+
+    def _flap_hits(self, job: Job, leaf: str, cause: str) -> None:
+        """A gang behind a flapping leaf: it stalls when the flap outlasts its collective
+        timeout (or never ends), and only slows down otherwise."""
+        behind = [n for n in job.nodes if self.world.cluster.nodes[n].leaf == leaf]
+        if not behind:
+            return
+        slowdown, until = self._flaps[leaf][cause]
+        remaining = None if until is None else until - self.world.now
+        if remaining is None or remaining >= job.collective_timeout:
+            rank = job.ranks_on(behind[0])[0]
+            self.stall(job, rank, clears_after=remaining, cause=f"{cause} on {leaf}")
+        elif job.yours:
+            self.world.env.process(self.slow_alert(job, slowdown))
+
+    def training_started(self, job: Job) -> None:
+        """A gang that starts training behind a leaf that is still flapping is hit too."""
+        leaves = {self.world.cluster.nodes[n].leaf for n in job.nodes}
+        for leaf in sorted(leaf for leaf in leaves if leaf in self._flaps):
+            for cause in sorted(self._flaps[leaf]):
+                self._flap_hits(job, leaf, cause)
+
+    def leaf_slowdown(self, leaf: str | None) -> float:
+        flaps = self._flaps.get(leaf, {}) if leaf else {}
+        return max((factor for factor, _ in flaps.values()), default=1.0)

@@ -1,0 +1,94 @@
+"""Every key binding of the game, each with an id, in one table.
+
+The screens take their BINDINGS from here, the help screen lists the ids beside the keys, and
+config.toml's [keymap] rebinds any of them by id (Textual's keymap does the rebinding):
+
+    [keymap]
+    "night.log-search" = "ctrl+f,f7"
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class Key:
+    id: str
+    keys: str
+    action: str
+    description: str
+    tooltip: str = ""
+    show: bool = True
+    priority: bool = False
+
+    @property
+    def scope(self) -> str:
+        return self.id.split(".", 1)[0]
+
+    def binding(self) -> Binding:
+        return Binding(
+            self.keys,
+            self.action,
+            self.description,
+            show=self.show,
+            priority=self.priority,
+            tooltip=self.tooltip,
+            id=self.id,
+        )
+
+
+KEYS: tuple[Key, ...] = (
+    Key(
+        "app.quit",
+        "ctrl+q",
+        "quit",
+        "Quit",
+        "Quit; asks first. Every action is already saved.",
+        priority=True,
+    ),
+    Key("picker.play", "enter", "play", "Play", "Play the incident under the cursor"),
+    Key("picker.help", "f1", "app.help", "Help"),
+    Key("briefing.start", "enter", "start", "Start the shift", "Start the night"),
+    Key("briefing.help", "f1", "app.help", "Help"),
+    Key("plan.start", "ctrl+s", "start", "Start the night", "Start with these settings"),
+    Key("plan.help", "f1", "app.help", "Help"),
+    Key("night.help", "f1", "help", "Help", "Every action, the keys and the pacing rules"),
+    Key("night.pause", "f2", "toggle_pause", "Pause", "Hold or release the clock (not saved)"),
+    Key("night.slower", "f3", "slower", "Slower", "Less night per second"),
+    Key("night.faster", "f4", "faster", "Faster", "More night per second"),
+    Key("night.log-expand", "f5", "toggle_log", "Log", "The log over the whole screen, or back"),
+    Key("night.panels", "f6", "next_panel", "Panels", "The next panel (small screens)"),
+    Key("night.log-search", "ctrl+f", "search_log", "Search", "Show only log lines with a word"),
+    Key("night.scroll-up", "pageup", "scroll_log(-1)", "Scroll up", show=False),
+    Key("night.scroll-down", "pagedown", "scroll_log(1)", "Scroll down", show=False),
+    Key("prompt.previous", "up", "history(-1)", "Previous command", show=False),
+    Key("prompt.next", "down", "history(1)", "Next command", show=False),
+    Key(
+        "prompt.complete",
+        "tab",
+        "complete(1)",
+        "Complete",
+        "Complete; again for the next one",
+        show=False,
+    ),
+    Key("prompt.complete-back", "shift+tab", "complete(-1)", "Previous completion", show=False),
+    Key("search.close", "escape", "close_search", "Close search", show=False),
+    Key("debrief.save", "ctrl+s", "save_texts", "Save answers", "Write your answers to the save"),
+    Key("debrief.help", "f1", "app.help", "Help"),
+    Key("help.close", "escape,f1,q", "close", "Close help"),
+    Key("confirm.yes", "y,enter", "answer(True)", "Yes", priority=True),
+    Key("confirm.no", "n,escape", "answer(False)", "No", priority=True),
+)
+BY_ID = {key.id: key for key in KEYS}
+
+
+def bindings(scope: str) -> list[Binding]:
+    return [key.binding() for key in KEYS if key.scope == scope]
+
+
+def keys_for(binding_id: str, keymap: dict[str, str] | None = None) -> str:
+    """The keys that run a binding now: the learner's keymap, else the default."""
+    return (keymap or {}).get(binding_id) or BY_ID[binding_id].keys

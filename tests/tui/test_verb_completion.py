@@ -1,0 +1,77 @@
+"""Completion and the command palette read the verbs' declarations: their typed arguments, their
+options, and whose jobs they may touch. A verb added by its declaration completes and shows in
+the palette without touching either module."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from drill.engine.actions.catalog import VERBS
+from drill.engine.storage_view import storage_view
+from drill.tui.completion import Names, complete, usage_line
+from drill.tui.palette import _pools, named_entries
+from tests.engine.test_verbs import PING, night
+
+NAMES = Names(
+    nodes=("gpu-a-1", "gpu-b-1"),
+    jobs=("train", "eval"),
+    own_jobs=("train",),
+    volumes=("scratch",),
+    alerts=("P1",),
+    steps=("40", "20"),
+)
+
+
+@pytest.mark.parametrize(
+    ("typed", "line", "choices"),
+    [
+        ("cancel ", "cancel ", ["train", "eval"]),  # allowed on another team's job
+        ("status ", "status ", ["train", "eval"]),
+        ("hold ", "hold train ", []),  # refused on another team's job: only yours
+        ("restart ", "restart train ", []),
+        ("ckpt prune train ", "ckpt prune train --keep ", []),
+        ("restart train --include ", "restart train --include gpu-", ["gpu-a-1", "gpu-b-1"]),
+        ("restart train --from ", "restart train --from ", ["40", "20", "latest", "scratch"]),
+        ("quota ", "quota scratch ", []),
+        ("wait ", "wait ", ["1m", "5m", "10m", "30m"]),
+        ("help ck", "help ckpt ", []),
+        ("help ckpt ", "help ckpt ", ["list", "prune", "rm", "verify"]),
+        ("note restart ", "note restart ", []),  # free text completes nothing
+    ],
+)
+def test_completion_follows_each_verbs_declared_arguments(typed, line, choices):
+    assert complete(typed, NAMES) == (line, choices)
+
+
+def test_a_declared_verb_completes_with_no_change_to_completion(monkeypatch):
+    monkeypatch.setitem(VERBS, "ping", PING)
+    assert complete("pi", NAMES) == ("ping ", [])
+    assert complete("ping gpu-b", NAMES) == ("ping gpu-b-1 ", [])
+    assert usage_line("ping gp") == "ping NODE: check that a node answers (5s)"
+
+
+def _palette_lines(d) -> dict[str, list[str]]:
+    frame = SimpleNamespace(snapshot=d.snapshot(), storage=storage_view(d))
+    pools = _pools(frame)
+    return {name: [line for _, _, line in named_entries(v, pools)] for name, v in VERBS.items()}
+
+
+def test_the_palette_offers_each_verb_on_what_it_may_take():
+    d = night(300)  # `later` is not submitted until 03:30
+    lines = _palette_lines(d)
+    assert "cancel eval" in lines["cancel"] and "cancel train" in lines["cancel"]
+    assert lines["restart"] == ["restart train"]  # not another team's job
+    assert lines["priority"] == ["priority train "]  # still needs its class
+    assert lines["ckpt prune"] == ["ckpt prune train "]  # still needs --keep
+    assert "health gpu-a-1" in lines["health"]
+    assert lines["df"] == ["df scratch"]
+    assert lines["ack"] == ["ack P1"]
+    assert not any("later" in line for found in lines.values() for line in found)
+    assert lines["wait"] == [] and lines["note"] == []
+
+
+def test_a_declared_verb_shows_in_the_palette(monkeypatch):
+    monkeypatch.setitem(VERBS, "ping", PING)
+    assert "ping gpu-a-1" in _palette_lines(night(300))["ping"]
