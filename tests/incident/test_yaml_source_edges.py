@@ -9,6 +9,7 @@ out in the comments from the rules, not read back from the code.
 from __future__ import annotations
 
 import os
+import types
 from pathlib import Path
 
 import pytest
@@ -484,3 +485,79 @@ def test_a_bad_byte_is_located_on_its_own_line(tmp_path: Path):
     problem = file_problem(path)
     assert (problem.line, problem.col) == (3, 6)
     assert problem.message == "byte 0xff is not valid UTF-8; save the file as UTF-8"
+
+
+# -- the words of the limits --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "base: &b 1\n" + "".join(f"k{i}: *b\n" for i in range(101)),
+            "more than 100 alias uses (*name) in one file; write the values out or share fewer"
+            " of them",
+        ),
+        (
+            "a: &a [1, *a]\n",
+            "alias *a is used inside the value its anchor names, which would never end; point it"
+            " at a value defined earlier",
+        ),
+        (
+            "a: " + "x" * 10_001,
+            "this text is 10001 characters long; the limit is 10000, so shorten it",
+        ),
+        (
+            'a: "\\ud800"\n',
+            "this text holds a lone surrogate escape (like \\ud800); write the character itself"
+            " or a full \\U escape",
+        ),
+        (
+            "a: b\x07\n",
+            "character #x0007 is not allowed in YAML; remove it, or inside double quotes write it"
+            " as an escape like \\x07",
+        ),
+    ],
+    ids=["aliases", "recursive-alias", "long-text", "surrogate", "control-character"],
+)
+def test_limit_messages(text: str, message: str):
+    assert at(text)[2] == message
+
+
+# -- a file that changes between the look and the read ------------------------------------------
+
+
+def pretend_small_regular_file(monkeypatch, size: int = 10) -> None:
+    """os.stat as it answered a moment before the file changed: a small regular file."""
+    real = os.stat
+
+    class Small:
+        def __init__(self, info):
+            self.st_mode = (info.st_mode & ~0o170000) | 0o100000
+            self.st_size = size
+
+    # Only the loader's view of os changes; everything else keeps the real one.
+    shim = types.SimpleNamespace(**vars(os))
+    shim.stat = lambda path: Small(real(path))
+    monkeypatch.setattr(yaml_source, "os", shim)
+
+
+def test_a_file_that_grew_after_the_size_check_is_still_refused(tmp_path: Path, monkeypatch):
+    path = tmp_path / "grown.yaml"
+    path.write_bytes(b"#" * (MAX_FILE_BYTES + 10))
+    pretend_small_regular_file(monkeypatch)
+    problem = file_problem(path)
+    # It stops reading one byte past the limit, so that is the size it can vouch for.
+    assert problem.message == (
+        f"the file is larger than 256 KiB ({MAX_FILE_BYTES + 1} bytes or more); an incident"
+        " file should be a few KiB, so check that this is the right file"
+    )
+
+
+def test_a_file_that_became_a_directory_is_a_located_problem(tmp_path: Path, monkeypatch):
+    folder = tmp_path / "was-a-file.yaml"
+    folder.mkdir()
+    pretend_small_regular_file(monkeypatch)
+    assert file_problem(folder).message == (
+        "this is a directory, not a file; give the path of a .yaml file"
+    )
