@@ -561,3 +561,36 @@ def test_a_file_that_became_a_directory_is_a_located_problem(tmp_path: Path, mon
     assert file_problem(folder).message == (
         "this is a directory, not a file; give the path of a .yaml file"
     )
+
+
+# -- one document -------------------------------------------------------------------------------
+
+
+def test_a_second_document_message():
+    assert at("a: 1\n--- [\n") == (
+        2,
+        1,
+        "a second YAML document starts here; an incident file holds exactly one, so remove this"
+        " '---' and what follows or move it to its own file",
+    )
+
+
+def test_a_syntax_error_after_the_document_ends_is_located_in_the_file():
+    assert at("a: 1\n... x\n") == (
+        2,
+        5,
+        "could not parse YAML: expected '<document start>', but found '<scalar>'; check the"
+        " indentation, colons and quotes near this line",
+    )
+    assert at("a: 1\n...\n\x07\n")[:2] == (3, 1)
+
+
+def test_an_empty_first_document_and_a_second_one_are_both_reported_in_the_file():
+    found = problems("---\n---\nb: 1\n")
+    assert [(p.path, p.line, p.col) for p in found] == [(NAME, 1, 1), (NAME, 2, 1)]
+    assert found[0].message == yaml_source.EMPTY_FILE_MESSAGE
+
+
+def test_a_document_that_is_an_empty_string_is_not_an_empty_file():
+    # Only a document with nothing in it is empty; '' is a value (the models then refuse it).
+    assert load_yaml_document("''", NAME).data == ""
