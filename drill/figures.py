@@ -18,7 +18,9 @@ from drill.incident.units import format_duration
 FLOOR_NAME = "doing nothing"
 # Units the plain type does not tell: seconds of night, a share shown as a percentage, hours.
 DURATIONS = ("time_to_recovery", "seconds", "duration", "wait")
-SHARES = ("discipline", "share", "fraction")
+SHARES = ("discipline", "share", "fraction", "recovered")
+# Scalars whose unit the name carries.
+UNITS = {"collateral": "GPU hours", "plan": "fallback step"}
 LABELS = {"gpu_hours": "GPU hours", "rel_l2": "relative distance", "ttr": "time to recovery"}
 WORDS = {"bitexact": "bit for bit", "close": "close", "diverged": "diverged"}
 
@@ -83,6 +85,10 @@ def _part(key: str, value: Any) -> str:
 
 
 def _number(name: str, value: float, whole: bool) -> str:
+    if name == "collateral":
+        return f"{value:,.1f} {UNITS[name]}"
+    if name == "plan":
+        return f"{UNITS[name]} {value:,.0f}"
     if _is(name, DURATIONS):
         return "no stop" if value == 0 else format_duration(value)
     if _is(name, SHARES) and 0.0 <= value <= 1.0 and not whole:
@@ -112,6 +118,8 @@ def rows(score: Any) -> list[Row]:
     out = []
     for component in components:
         name = str(_field(component, "name"))
+        if not _field(component, "weight"):
+            continue  # not scored on this night (no plan to judge, say)
         out.append(
             Row(
                 name=name,

@@ -18,7 +18,6 @@ from dataclasses import dataclass, replace
 from drill.engine.discipline import discipline_value
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, reference_actions, score_against
-from drill.engine.score import Score
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
@@ -90,7 +89,7 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
                 f"doing nothing scored {floor_score.total}; it should stay below {NOTHING_BELOW}"
             )
         checks.append(Check(incident.id, seed, "nothing", quiet, detail))
-        rivals: list[tuple[str, Score]] = [("nothing", floor_score)]
+        rivals: list[tuple[str, Outcome]] = [("nothing", floor)]
         for book in incident.runbooks:
             mine = measured_run(
                 incident, seed, backend, list(book.actions), book.name, cache_dir=cache_dir()
@@ -102,14 +101,20 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
             checks.append(
                 _judge(incident, seed, book.name, mine, score, ref_score, book.expect, band)
             )
-            rivals.append((book.name, score))
+            rivals.append((book.name, mine))
         for name, lines in generic_strategies(incident, floor).items():
-            mine = measured_run(incident, seed, backend, lines, name, cache_dir=cache_dir())
-            rivals.append((name, score_against(incident, mine, par, floor)))
-        beaten = [f"{n} ({s.total})" for n, s in rivals if s.total >= ref_score.total]
+            rivals.append(
+                (name, measured_run(incident, seed, backend, lines, name, cache_dir=cache_dir()))
+            )
+        # Without the cap at par, so a runbook that did better than the reference shows it.
+        beaten = []
+        for rival, outcome in rivals:
+            uncapped = score_against(incident, outcome, par, floor, capped=False).total
+            if uncapped >= 100.0:
+                beaten.append(f"{rival} ({uncapped} against the reference's 100)")
         detail = "beats " + ", ".join(n for n, _ in rivals)
         if beaten:
-            detail = f"the reference ({ref_score.total}) does not beat: {', '.join(beaten)}"
+            detail = f"the reference does not beat: {', '.join(beaten)}"
         checks.append(Check(incident.id, seed, "reference is best", not beaten, detail))
     return checks
 

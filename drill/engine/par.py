@@ -152,12 +152,15 @@ def reference_actions(
     return list(_cached(incident, seed, backend, cache_dir)["reference_actions"])
 
 
-def score_against(incident: Incident, mine: Outcome, par: Outcome, floor: Outcome) -> Score:
+def score_against(
+    incident: Incident, mine: Outcome, par: Outcome, floor: Outcome, *, capped: bool = True
+) -> Score:
     """Score one measured night against par and floor with the incident's own weights."""
     return build_score(
         mine,
         par,
         floor,
+        capped=capped,
         weights=dict(incident.scoring.weights),
         night_length=incident.night.length,
         job_gpus=incident.learner_job.gpus,

@@ -32,6 +32,7 @@ DEFAULT_WEIGHTS = {
     "discipline": 15.0,
 }
 COMPONENTS = tuple(DEFAULT_WEIGHTS)
+BEYOND_PAR = 1.2  # how far past par a figure counts when runbooks are compared, not shown
 MATCH_VALUE = {"bitexact": 1.0, "close": 0.8, "diverged": 0.0}
 CORRUPT_LOAD_COST = 0.5
 # Harm beyond the reference's worth ten minutes of the learner's own job's GPUs costs the
@@ -94,7 +95,11 @@ def build_score(
     night_length: float,
     job_gpus: int,
     clock: Callable[[float], str],
+    capped: bool = True,
 ) -> Score:
+    """The score. `capped=False` lets a figure better than par earn up to a fifth more than its
+    weight, and the total pass 100: not a score to show anyone, but how `drill test` tells
+    whether a runbook did better than the reference where the capped score calls them even."""
     nights = [
         Night(o, against_floor(o.others, floor.others, o.harms, o.healthy_gpu_seconds))
         for o in (mine, par, floor)
@@ -106,7 +111,7 @@ def build_score(
     for name, axis in _axes(job_gpus, mine.target_steps).items():
         weight = weights.get(name, 0.0)
         g_mine, g_par, g_floor = (axis.goodness(n) for n in nights)
-        share = _share(g_mine, g_par, g_floor, axis.scale, axis.uncapped)
+        share = _share(g_mine, g_par, g_floor, axis.scale, axis.uncapped, capped)
         components.append(
             Component(
                 name=name,
@@ -119,22 +124,27 @@ def build_score(
             )
         )
     possible = sum(c.weight for c in components) or 1.0
-    total = round(max(0.0, min(100.0, 100.0 * sum(c.points for c in components) / possible)), 1)
+    total = round(100.0 * sum(c.points for c in components) / possible, 1)
+    if capped:
+        total = max(0.0, min(100.0, total))
     grade = next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
     return Score(total, grade, tuple(components))
 
 
-def _share(mine: float, par: float, floor: float, scale: float, uncapped: bool) -> float:
+def _share(
+    mine: float, par: float, floor: float, scale: float, uncapped: bool, capped: bool = True
+) -> float:
     if uncapped:
         # Measured against the reference alone: anything worse than it costs, without end.
-        return min(1.0, 1.0 - (par - mine) / scale)
+        share = 1.0 - (par - mine) / scale
+        return min(1.0 if capped else BEYOND_PAR, share)
     if par > floor:
         share = (mine - floor) / (par - floor)
     elif mine >= par:
-        share = 1.0
+        share = 1.0 + ((mine - par) / scale if not capped else 0.0)
     else:
         share = 1.0 - (par - mine) / scale
-    return max(0.0, min(1.0, share))
+    return max(0.0, min(1.0 if capped else BEYOND_PAR, share))
 
 
 # -- what each component reads -----------------------------------------------------------------
@@ -149,6 +159,12 @@ def integrity_value(o: Outcome) -> float:
     return max(0.0, base - CORRUPT_LOAD_COST * o.corrupt_loaded)
 
 
+def _weights(o: Outcome) -> str:
+    if not o.alive:
+        return "dead job"
+    return o.match or "not compared"
+
+
 def recovered_value(o: Outcome) -> float:
     return o.progress_share if o.recovered else 0.0
 
@@ -156,11 +172,7 @@ def recovered_value(o: Outcome) -> float:
 def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
     return {
         "progress": Axis(
-            figure=lambda n: {
-                "steps_behind": n.outcome.steps_behind,
-                "effective_step": n.outcome.effective_step,
-                "undisturbed_step": n.outcome.baseline_step,
-            },
+            figure=lambda n: {"steps_behind": n.outcome.steps_behind},
             goodness=lambda n: -float(n.outcome.steps_behind),
             scale=max(10.0, steps * 0.1),
             explain=_why_progress,
@@ -179,8 +191,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
         ),
         "integrity": Axis(
             figure=lambda n: {
-                "alive": n.outcome.alive,
-                "match": n.outcome.match,
+                "weights": _weights(n.outcome),
                 "corrupt_loaded": n.outcome.corrupt_loaded,
                 "corrupt_caught": n.outcome.corrupt_caught,
             },
@@ -294,7 +305,7 @@ def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     against = f" The reference caused {ref:.1f}."
     if not harm.lines:
         return (
-            "Nobody else lost more than on the night with nobody acting, and no healthy node or"
+            "No other team lost more than on the night with nobody acting, and no healthy node or"
             " needed checkpoint was taken." + against
         )
     shown = "; ".join(harm.lines[:4]) + (

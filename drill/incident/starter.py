@@ -67,7 +67,8 @@ runbooks:
   - name: restart-from-scratch
     why: "Starting from step 0 threw away the checkpoints."
     actions:
-      - "{{fault.gpu-dies.time}}+6m health {{fault.gpu-dies.node}}"
+      - "{{fault.gpu-dies.time}}+6m status llm-pretrain"
+      - "+0s health {{fault.gpu-dies.node}}"
       - "+0s drain {{fault.gpu-dies.node}}"
       - "+0s restart llm-pretrain --from scratch --exclude {{fault.gpu-dies.node}}"
     expect: {{recovered: true, loses_in: [progress]}}

@@ -148,6 +148,7 @@ class Failures:
         job.log.silent_from[rank] = world.now
         if job.training and attempt.training:
             world.progress_stopped(job, f"rank {rank} died")
+        attempt.crashed = True  # the others block in the next collective: no more steps
         self._real_fault(job, attempt, rank, "kill")
 
         def notice():

@@ -86,7 +86,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     world.failures.training_started(job)
     while job.step < job.steps:
         yield env.timeout(job.step_time * world.step_factor(job))
-        if attempt.ended or attempt.preempting:
+        if attempt.ended or attempt.preempting or attempt.crashed:
             return
         if attempt.stall_wake is not None:
             # A rank stopped during this step, so the step never finished. Wait until the stall

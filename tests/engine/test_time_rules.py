@@ -67,13 +67,20 @@ def test_an_act_takes_effect_when_it_starts_not_when_it_ends(quiet_drill):
     assert event.time == result.time == 100.0
 
 
-def test_wait_advances_exactly_its_duration(quiet_drill):
-    quiet_drill.advance(42)
-    result = quiet_drill.act("wait 10m")
+def test_wait_advances_exactly_its_duration():
+    d = long_night()
+    d.advance(42)
+    result = d.act("wait 10m")
     assert result.accepted
-    assert quiet_drill.now == 642.0
+    assert d.now == 642.0
     assert result.end - result.time == 600.0
-    assert quiet_drill.act("wait 1h30m").end == 642.0 + 5400.0
+    assert d.act("wait 1h30m").end == 642.0 + 5400.0
+
+
+def test_the_night_ends_when_the_learners_job_completes_however_time_is_sliced(quiet_drill):
+    ended = quiet_drill.act("wait 2h").end
+    assert quiet_drill.learner_job.state == "completed"
+    assert ended == quiet_drill.end_time < 7200
 
 
 def long_night() -> Drill:

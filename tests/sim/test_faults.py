@@ -262,7 +262,12 @@ def random_night(seed: int):
     d = drill(
         with_fault(
             {"kind": "random_failures", "mtbf": "2h", "at": "0s"},
-            jobs=[job_spec("train", yours=True, retry={"max_restarts": 5, "backoff": "30s"})],
+            # Longer than the night: the night ends when the learner's job completes.
+            jobs=[
+                job_spec(
+                    "train", yours=True, steps=2000, retry={"max_restarts": 5, "backoff": "30s"}
+                )
+            ],
         ),
         seed=seed,
     )

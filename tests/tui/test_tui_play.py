@@ -104,7 +104,8 @@ async def test_tutorial_played_from_its_hints_alone(tmp_path):
         )
         score = app.screen.result.score
         parts = {c.name: c for c in score.components}
-        assert parts["recovered"].value is True
+        assert app.driver.session.drill.learner_job.state == "completed"
+        assert parts["recovered"].points > 0.9 * parts["recovered"].weight
         assert static_text(app, "#score-total").startswith("Score ")
         hints = [a for a in app.driver.session.drill.actions if a.text == "hint" and a.accepted]
         assert len(hints) == len(app.driver.spec.incident.hints)
