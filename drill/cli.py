@@ -142,7 +142,7 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--backend",
         choices=["inprocess", "gloo", "sim"],
-        default="inprocess",
+        default=None,  # None: inprocess, or the save's backend with --resume
         help=(
             "inprocess: the real torch replica in this process (default); gloo: the replica as"
             " real processes on torch.distributed; sim: the simulation only, no torch"

@@ -9,13 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from drill.commands.resolve import resolve_saved_incident
 from drill.engine.drill import Drill
-from drill.engine.headless import act_line
 from drill.incident.loader import LoadedIncident
-from drill.saves import Save, read_save
-from drill.saves_dir import cache_dir
-from drill.session import check_incident
+from drill.saves import Save, check_incident, read_save, resolve_saved_incident
+from drill.session import drill_for
 
 
 @dataclass
@@ -36,16 +33,19 @@ class NightRecord:
         self.drill.close()
 
 
-def rebuild(path: str, *, backend: str | None = None, incident: str | None = None) -> NightRecord:
-    """Replay a save. `backend` "sim" skips the replica (fast: timelines only)."""
+def rebuild(
+    path: str, *, backend: str | None = None, incident: LoadedIncident | None = None
+) -> NightRecord:
+    """Replay a save. `backend` "sim" skips the replica (fast: timelines only); `incident`
+    replaces the one the save names (a file that moved)."""
     save = read_save(path)
-    loaded = resolve_saved_incident(save, incident)
+    loaded = incident or resolve_saved_incident(save)
     check_incident(save, loaded)
     chosen = backend or save.backend
-    drill = Drill.create(loaded.incident, save.seed, chosen, save.ranks, cache_dir=cache_dir())
+    drill = drill_for(loaded, save, chosen)
     for saved in save.actions:
         drill.advance_to(saved.time)
-        act_line(drill, saved.text)
+        drill.act(saved.text)
     if save.score is not None:
         drill.play_out()
     record = NightRecord(save, loaded, drill, save.score is not None, save.score)

@@ -1,5 +1,11 @@
 """A session: one engine, one save file. Every way of playing goes through here, so every
 accepted action is on disk before the next one runs and a session can be rebuilt from its save.
+
+`drill run --resume` and `drill play --resume` share one path: `open_resume` reads the save and
+refuses what cannot be carried on (a finished night, options that contradict the save), and
+`Session.resume` rebuilds the night by replaying the saved actions at their saved times. The
+night then goes on under the time rules of a fresh one: the next relative (`+30s`) line counts
+from the end of the last saved action, as it would have without the interruption.
 """
 
 from __future__ import annotations
@@ -7,11 +13,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drill import ENGINE_VERSION
 from drill.engine.drill import ActionResult, Drill
-from drill.engine.headless import act_line
+from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
-from drill.saves import Save, SaveError, SaveWriter, default_save_path
+from drill.saves import (
+    MAX_RANKS,
+    Save,
+    SaveError,
+    SaveWriter,
+    check_incident,
+    default_save_path,
+    read_save,
+    resolve_saved_incident,
+    saved_incident_path,
+)
+from drill.saves.origin import current_origin, describe, same_origin
+from drill.saves.verify import Difference, compare_action
 from drill.saves_dir import cache_dir
+
+__all__ = [
+    "OptionError",
+    "ReplayMismatch",
+    "Session",
+    "actions_after",
+    "check_incident",
+    "check_ranks",
+    "check_seed",
+    "drill_for",
+    "open_resume",
+]
 
 
 class ReplayMismatch(Exception):
@@ -22,12 +53,88 @@ class ReplayMismatch(Exception):
         self.line = line
 
 
+class OptionError(Exception):
+    """Command line options that contradict each other or the save: one line for the user."""
+
+
+def check_ranks(ranks: int | None) -> None:
+    if ranks is not None and not 1 <= ranks <= MAX_RANKS:
+        raise OptionError(
+            f"--ranks must be from 1 to {MAX_RANKS} (leave it out for the backend's default),"
+            f" not {ranks}"
+        )
+
+
+def check_seed(seed: int | None) -> None:
+    """A seed a save can hold (its header keeps it as a 64-bit whole number)."""
+    if seed is not None and not -(2**63) <= seed < 2**63:
+        raise OptionError(f"--seed must fit in 64 bits, from {-(2**63)} to {2**63 - 1}")
+
+
+def open_resume(
+    path: str,
+    *,
+    incident: LoadedIncident | None = None,
+    seed: int | None = None,
+    backend: str | None = None,
+    ranks: int | None = None,
+    save_path: str | None = None,
+) -> tuple[Save, LoadedIncident]:
+    """The save to carry on and its incident, or an error saying why it cannot be carried on.
+    `incident` is the --incident override (an incident file that moved since the save)."""
+    if save_path:
+        raise OptionError(
+            f"--resume carries on {path} itself, so --save {save_path} has nothing to do; drop"
+            " --save (copy the save first to keep the original)"
+        )
+    save = read_save(path)
+    if save.finished:
+        raise SaveError(
+            save.path,
+            save.score_line or 1,
+            f"this night is finished (score {save.score['total']}); watch it again with"
+            " `drill replay`, or play a new one",
+        )
+    for option, given, saved in (
+        ("--seed", seed, save.seed),
+        ("--backend", backend, save.backend),
+        ("--ranks", ranks, save.ranks),
+    ):
+        if given is not None and given != saved:
+            if saved is None:
+                raise OptionError(f"{path}: this save uses the default {option}; drop {option}")
+            raise OptionError(
+                f"{path}: this save is {option} {saved}; drop {option} or use {saved}"
+            )
+    loaded = incident if incident is not None else resolve_saved_incident(save)
+    check_incident(save, loaded)
+    return save, loaded
+
+
+def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) -> Drill:
+    """A fresh engine for the save's night (on `backend` instead of the save's, if given)."""
+    try:
+        return Drill.create(
+            loaded.incident,
+            save.seed,
+            backend or save.backend,
+            save.ranks,
+            cache_dir=cache_dir(),
+        )
+    except ValueError as exc:
+        # The replica refuses a header's ranks its config cannot split the batch into.
+        raise SaveError(
+            save.path, 1, f"the header's settings do not fit this incident: {exc}"
+        ) from None
+
+
 @dataclass
 class Session:
     drill: Drill
     loaded: LoadedIncident
     writer: SaveWriter | None = None
     results: list[ActionResult] = field(default_factory=list)
+    previous_end: float = 0.0  # where the next relative action line counts from
 
     @classmethod
     def start(
@@ -38,28 +145,44 @@ class Session:
         save_path: str | Path | None,
         ranks: int | None = None,
     ) -> Session:
-        drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
+        check_ranks(ranks)
         path = Path(save_path) if save_path else default_save_path(loaded.incident.id, seed)
-        writer = SaveWriter.start(
-            path,
-            incident_id=loaded.incident.id,
-            incident_sha256=loaded.sha256,
-            incident_path=loaded.path,
-            seed=seed,
-            backend=backend,
-            ranks=ranks,
-        )
+        if path.is_dir():
+            raise SaveError(
+                str(path), 1, "this is a folder; give a file for the save, like FOLDER/night.jsonl"
+            )
+        drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
+        try:
+            writer = SaveWriter.start(
+                path,
+                incident_id=loaded.incident.id,
+                incident_sha256=loaded.sha256,
+                incident_path=saved_incident_path(loaded.path, path),
+                seed=seed,
+                backend=backend,
+                ranks=ranks,
+            )
+        except BaseException:
+            drill.close()
+            raise
         return cls(drill, loaded, writer)
 
     @classmethod
     def resume(cls, loaded: LoadedIncident, save: Save) -> Session:
         """Rebuild a session from its save by replaying its actions, then keep appending."""
-        drill = Drill.create(
-            loaded.incident, save.seed, save.backend, save.ranks, cache_dir=cache_dir()
-        )
-        session = cls(drill, loaded, SaveWriter.reopen(save))
-        session.replay(save, verify=False)
+        drill = drill_for(loaded, save)
+        try:
+            session = cls(drill, loaded, SaveWriter.reopen(save))
+            session.replay(save, verify=False)
+        except BaseException:
+            drill.close()
+            raise
         return session
+
+    @classmethod
+    def for_replay(cls, loaded: LoadedIncident, save: Save) -> Session:
+        """The save's night again, writing nothing."""
+        return cls(drill_for(loaded, save), loaded)
 
     @property
     def save_path(self) -> Path | None:
@@ -67,29 +190,29 @@ class Session:
 
     def record(self, result: ActionResult) -> None:
         self.results.append(result)
+        self.previous_end = result.end
         if self.writer:
             self.writer.action(len(self.results), result)
 
     def act(self, text: str) -> ActionResult:
-        result = act_line(self.drill, text)
+        # What a person types is played as typed: `{fault.*}` names are for incident authors.
+        result = self.drill.act(text)
         self.record(result)
         return result
 
     def replay(self, save: Save, *, verify: bool) -> None:
         """Rebuild the night from a save's actions, each at its recorded time. With verify,
         any difference in an action's outcome stops the replay, naming the save's line."""
+        tolerant = verify and replica_figures_differ(save)
         for saved in save.actions:
-            if saved.time + 1e-6 < self.drill.now:
-                raise ReplayMismatch(
-                    save.path,
-                    saved.line,
-                    f"action {saved.n} is timed before the previous one ended",
-                )
             self.drill.advance_to(saved.time)
-            result = act_line(self.drill, saved.text)
+            result = self.drill.act(saved.text)  # a save holds what was played, names filled in
             self.results.append(result)
+            self.previous_end = result.end
             if verify:
-                _compare(save.path, saved, result)
+                found = compare_action(saved, result, tolerant=tolerant)
+                if found is not None:
+                    raise mismatch(save, found)
 
     def finish(self):
         self.drill.play_out()
@@ -99,43 +222,53 @@ class Session:
         return score
 
     def close(self) -> None:
-        if self.writer:
-            self.writer.close()
-        self.drill.close()
+        try:
+            if self.writer:
+                self.writer.close()
+        finally:
+            self.drill.close()
 
 
-def _compare(path: str, saved, result: ActionResult) -> None:
-    problems = []
-    if abs(saved.time - result.time) > 1e-3:
-        problems.append(f"it started at {result.time:.3f}, the save says {saved.time:.3f}")
-    if saved.accepted != result.accepted:
-        problems.append(
-            "accepted" if result.accepted else "rejected" + " now, the save says otherwise"
-        )
-    if saved.result != result.output:
-        first = next(
-            (
-                a
-                for a, b in zip(saved.result.splitlines(), result.output.splitlines(), strict=False)
-                if a != b
-            ),
-            saved.result.splitlines()[0] if saved.result else "",
-        )
-        problems.append(f"its result differs (saved: {first[:80]!r})")
-    if abs(saved.end - result.end) > 1e-3:
-        problems.append(f"it ended at {result.end:.3f}, the save says {saved.end:.3f}")
-    if problems:
-        raise ReplayMismatch(
-            path, saved.line, f"action {saved.n} `{saved.text}`: " + "; ".join(problems)
-        )
+def actions_after(save: Save, actions: list[TimedAction], shown: str) -> list[TimedAction]:
+    """The lines of an actions file still to play after a resume. Its first lines are the ones
+    the save holds; a line that plainly says something else (no `{fault...}` name to fill in)
+    means this is not the file that made the save, and carrying on would mix two nights."""
+    for saved, action in zip(save.actions, actions, strict=False):
+        if TEMPLATE.search(action.text) is None and action.text.strip() != saved.text:
+            raise ActionsFileError(
+                shown,
+                action.line,
+                1,
+                f"this line is `{action.text.strip()[:60]}`, but action {saved.n} in the save"
+                f" ({save.path}:{saved.line}) is `{saved.text[:60]}`; resume with the actions"
+                " file that made the save",
+            )
+    return actions[len(save.actions) :]
 
 
-def check_incident(save: Save, loaded: LoadedIncident) -> None:
-    if save.header["incident_sha256"] != loaded.sha256:
-        raise SaveError(
-            save.path,
-            1,
-            f"the incident changed since this save was made: the save has sha256"
-            f" {save.header['incident_sha256'][:16]}..., {loaded.path} now has {loaded.sha256[:16]}...;"
-            " replay needs the incident file as it was",
+def replica_figures_differ(save: Save) -> bool:
+    """Whether the save's replica figures (losses, distances) may differ in their last digits
+    here: the save came from another machine or torch build, or does not say."""
+    if save.backend == "sim":
+        return False
+    return not same_origin(save.header.get("origin"), current_origin(True))
+
+
+def mismatch(save: Save, found: Difference) -> ReplayMismatch:
+    return ReplayMismatch(save.path, found.line, f"{found}{provenance(save)}")
+
+
+def provenance(save: Save) -> str:
+    """What a reader of a verify message should know about where the save came from."""
+    notes = []
+    engine = save.header.get("engine_version")
+    if engine is not None and engine != ENGINE_VERSION:
+        notes.append(
+            f"the save was made by engine version {engine}, this drill runs {ENGINE_VERSION}"
         )
+    if replica_figures_differ(save):
+        notes.append(
+            f"the save was made on {describe(save.header.get('origin'))}, so replica losses and"
+            " distances were compared within tolerance"
+        )
+    return f" ({'; '.join(notes)})" if notes else ""

@@ -10,12 +10,11 @@ import argparse
 import difflib
 from pathlib import Path
 
-from drill.commands.resolve import resolve_saved_incident
 from drill.errors import UserError
 from drill.incident.errors import IncidentError
 from drill.incident.library import resolve_incident, shipped_incident_files
-from drill.saves import read_save
-from drill.session import check_incident
+from drill.saves.files import check_new_save_path
+from drill.session import OptionError, check_ranks, check_seed, open_resume
 
 
 def play(args: argparse.Namespace) -> int:
@@ -35,43 +34,45 @@ def app_options(args: argparse.Namespace) -> dict:
     resume = getattr(args, "resume", None)
     save_path = getattr(args, "save", None)
     seed = getattr(args, "seed", None)
-    backend = getattr(args, "backend", "inprocess")
+    backend = getattr(args, "backend", None)
+    ranks = getattr(args, "ranks", None)
     speed = getattr(args, "speed", None)
     if speed is None:
         speed = DEFAULT_SPEED
     if not MIN_SPEED <= speed <= MAX_SPEED:
         raise UserError(f"--speed {speed}: the clock goes from {MIN_SPEED} to {MAX_SPEED}x")
-    save = read_save(resume) if resume else None
+    save = None
     loaded = None
-    if save is not None:
-        if save_path:
-            raise UserError("--resume carries on the save it names; drop --save")
-        if save.score is not None:
-            raise UserError(
-                f"{resume}: this night is finished (score {save.score.get('total')});"
-                " watch it again with `drill replay`, or play a new one with `drill play`"
+    try:
+        if resume:
+            # One resume path for `run` and `play` (drill/session.py): refusals included.
+            override = resolve_with_suggestion(incident_name) if incident_name else None
+            save, loaded = open_resume(
+                resume,
+                incident=override,
+                seed=seed,
+                backend=backend,
+                ranks=ranks,
+                save_path=save_path,
             )
-        loaded = resolve_saved_incident(save, incident_name)
-        check_incident(save, loaded)
-        if seed is not None and seed != save.seed:
-            raise UserError(
-                f"{resume}: this save is seed {save.seed}; drop --seed or use {save.seed}"
-            )
-        seed, backend = save.seed, save.backend
-    elif incident_name:
-        loaded = resolve_with_suggestion(incident_name)
-    if save_path and Path(save_path).exists() and Path(save_path).stat().st_size > 0:
-        raise UserError(
-            f"{save_path}: a save already exists here; carry it on with --resume, or pick another path"
-        )
+            seed, backend = save.seed, save.backend
+        else:
+            check_ranks(ranks)
+            check_seed(seed)
+            if incident_name:
+                loaded = resolve_with_suggestion(incident_name)
+    except OptionError as exc:
+        raise UserError(str(exc)) from None
+    if save_path:
+        check_new_save_path(Path(save_path))
     saves_dir = getattr(args, "saves_dir", None)
     return {
         "loaded": loaded,
         "seed": seed,
-        "backend": backend,
+        "backend": backend or "inprocess",
         "save_path": save_path,
         "resume": save,
-        "ranks": getattr(args, "ranks", None),
+        "ranks": ranks,
         "hard": bool(getattr(args, "hard", False)),
         "saves_dir": Path(saves_dir) if saves_dir else None,
         "speed": speed,

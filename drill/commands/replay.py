@@ -1,47 +1,48 @@
-"""`drill replay SAVE [--json] [--verify]`: the saved night again, through the same engine."""
+"""`drill replay SAVE [--json] [--verify]`: the saved night again, through the same engine.
+
+With --verify, exit 0 means every field of every line was reproduced: the header's incident,
+each action, the score and the end time. Exit 1 names the first line and field that differ, or
+says what could not be checked (a save that ends before its score line, or with a line cut
+short), so an unfinished save is never reported as verified.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from drill.commands.printing import print_json
-from drill.commands.resolve import resolve_saved_incident
 from drill.engine.account import account, render_text
-from drill.engine.drill import Drill
-from drill.saves import read_save
-from drill.saves_dir import cache_dir
-from drill.session import ReplayMismatch, Session, check_incident
+from drill.incident.library import resolve_incident
+from drill.saves import Save, check_incident, read_save, resolve_saved_incident
+from drill.saves.verify import compare_score
+from drill.session import ReplayMismatch, Session, mismatch, provenance, replica_figures_differ
 
 EXIT_MISMATCH = 1
 
 
 def replay(args: argparse.Namespace) -> int:
     save = read_save(args.save)
-    loaded = resolve_saved_incident(save, args.incident)
+    loaded = resolve_incident(args.incident) if args.incident else resolve_saved_incident(save)
     check_incident(save, loaded)
-    drill = Drill.create(
-        loaded.incident, save.seed, save.backend, save.ranks, cache_dir=cache_dir()
-    )
-    session = Session(drill, loaded)
+    session = Session.for_replay(loaded, save)
     try:
         try:
             session.replay(save, verify=args.verify)
         except ReplayMismatch as exc:
             print(f"drill: replay differs: {exc}", file=sys.stderr)
             return EXIT_MISMATCH
+        if args.verify:
+            gap = unchecked(save)
+            if gap:
+                print(f"drill: not verified: {gap}", file=sys.stderr)
+                return EXIT_MISMATCH
         score = session.finish()
-        if args.verify and save.score is not None:
-            fresh = json.loads(json.dumps(score.to_json()))
-            if fresh != save.score:
-                line = 1 + len(save.actions) + len(save.texts) + 1
-                print(
-                    f"drill: replay differs: {save.path}:{line}: the final score is"
-                    f" {fresh['total']} ({fresh['grade']}); the save says"
-                    f" {save.score.get('total')} ({save.score.get('grade')})",
-                    file=sys.stderr,
-                )
+        if args.verify:
+            tolerant = replica_figures_differ(save)
+            found = compare_score(score.to_json(), session.drill.end_time, save, tolerant=tolerant)
+            if found is not None:
+                print(f"drill: replay differs: {mismatch(save, found)}", file=sys.stderr)
                 return EXIT_MISMATCH
         data = account(session.drill)
         report = session.drill.replica_report()
@@ -54,7 +55,27 @@ def replay(args: argparse.Namespace) -> int:
         else:
             print(render_text(session.drill, data))
             if args.verify:
-                print(f"Verified: every action and the score match {save.path}.")
+                print(
+                    f"Verified: the header, all {len(save.actions)} actions, the score and the"
+                    f" end time match {save.path}{provenance(save)}."
+                )
     finally:
         session.close()
     return 0
+
+
+def unchecked(save: Save) -> str | None:
+    """What a verify could not check, located, or None when the save is whole."""
+    played = f"its {len(save.actions)} action(s) match" if save.actions else "it has no actions"
+    if save.truncated:
+        return (
+            f"{save.path}:{save.lines + 1}: the last line was cut short (a crash mid-write), so"
+            f" it was not checked; {played}"
+        )
+    if save.score is None:
+        return (
+            f"{save.path}:{save.lines + 1}: the save ends without its score line (the night was"
+            f" not finished), so the score was not checked; {played}. Finish the night with"
+            f" `drill run --resume {save.path}`"
+        )
+    return None

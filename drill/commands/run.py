@@ -7,47 +7,60 @@ import sys
 import time
 
 from drill.commands.printing import print_json
-from drill.commands.resolve import resolve_saved_incident
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
 from drill.errors import UserError
 from drill.incident.library import resolve_incident
-from drill.saves import read_save
-from drill.session import Session, check_incident
+from drill.session import (
+    OptionError,
+    Session,
+    actions_after,
+    check_ranks,
+    check_seed,
+    open_resume,
+)
 
 
 def run(args: argparse.Namespace) -> int:
-    save = read_save(args.resume) if args.resume else None
-    if save is not None:
-        loaded = resolve_saved_incident(save, args.incident)
-        check_incident(save, loaded)
-        seed, backend = save.seed, save.backend
-        if args.seed is not None and args.seed != seed:
-            raise UserError(f"{args.resume}: this save is seed {seed}; drop --seed or use {seed}")
-    else:
-        if not args.incident:
-            raise UserError(
-                "name an incident (a file, or the id of a shipped one), or --resume a save"
+    try:
+        save = None
+        if args.resume:
+            override = resolve_incident(args.incident) if args.incident else None
+            save, loaded = open_resume(
+                args.resume,
+                incident=override,
+                seed=args.seed,
+                backend=args.backend,
+                ranks=args.ranks,
+                save_path=args.save,
             )
-        loaded = resolve_incident(args.incident)
-        seed = args.seed if args.seed is not None else loaded.incident.seeds[0]
-        backend = args.backend
+        else:
+            if not args.incident:
+                raise UserError(
+                    "name an incident (a file, or the id of a shipped one), or --resume a save"
+                )
+            check_ranks(args.ranks)
+            check_seed(args.seed)
+            loaded = resolve_incident(args.incident)
+    except OptionError as exc:
+        raise UserError(str(exc)) from None
     incident = loaded.incident
     fault_ids = {f.id for f in incident.faults}
     if args.reference:
-        actions = timed.parse_text(
-            "\n".join(incident.reference), f"{loaded.path} (reference)", fault_ids
-        )
+        shown = f"{loaded.path} (reference)"
+        actions = timed.parse_text("\n".join(incident.reference), shown, fault_ids)
     elif args.actions:
+        shown = args.actions
         actions = timed.load_file(args.actions, fault_ids)
     else:
-        actions = []
+        shown, actions = "", []
     if save is not None:
+        actions = actions_after(save, actions, shown)  # those already played are in the save
         session = Session.resume(loaded, save)
-        actions = actions[len(save.actions) :]  # those already played are in the save
     else:
-        session = Session.start(loaded, seed, backend, args.save, ranks=args.ranks)
+        seed = args.seed if args.seed is not None else incident.seeds[0]
+        session = Session.start(loaded, seed, args.backend or "inprocess", args.save, args.ranks)
     try:
         pace = args.pace
 
@@ -56,7 +69,13 @@ def run(args: argparse.Namespace) -> int:
             if pace:
                 time.sleep(pace)  # wall-clock pacing only; the night does not notice
 
-        skipped = play_actions(session.drill, actions, on_result=on_result, finish_night=False)
+        skipped = play_actions(
+            session.drill,
+            actions,
+            on_result=on_result,
+            finish_night=False,
+            previous_end=session.previous_end,
+        )
         score = session.finish()
         data = account(session.drill, skipped)
         report = session.drill.replica_report()

@@ -69,12 +69,14 @@ def play(
     actions: list[TimedAction],
     on_result: Callable[[ActionResult], None] | None = None,
     finish_night: bool = True,
+    previous_end: float = 0.0,
 ) -> list[Skipped]:
     """Each action starts at its stated time, or when the previous one ends if that is later.
-    `on_result` sees every action's result as it happens (a save writer, a pacing sleep)."""
+    `on_result` sees every action's result as it happens (a save writer, a pacing sleep).
+    `previous_end` is where a first relative line counts from: a resumed night passes the end
+    of its last saved action."""
     record = on_result or (lambda result: None)
     skipped: list[Skipped] = []
-    previous_end = 0.0
     for action in actions:
         start = max(resolve_time(drill, action, previous_end), drill.now)
         if start >= drill.night_end or drill.over:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drill.engine.temp_dirs import make_temp_dir
 from drill.incident.models import Incident
 from drill.sim.training import LoadOutcome
 
@@ -72,7 +72,7 @@ class ReplicaTraining:
         self.config = ReplicaConfig.from_mapping(dict(spec.replica))
         # The replica's world when the job runs at full width: the baseline's world too.
         self.full_ranks = ranks or self.config.ranks
-        self.run_dir = Path(tempfile.mkdtemp(prefix=f"drill-{incident.id}-"))
+        self.run_dir = make_temp_dir(f"drill-{incident.id}-")
         # The caller (the session layer) picks where the baseline is kept between runs; with
         # none it is trained into this run's own folder and goes when the run closes.
         self.cache_dir = Path(cache_dir) if cache_dir else self.run_dir / "baseline-cache"

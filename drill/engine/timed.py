@@ -104,7 +104,10 @@ def parse_text(
     text: str, path: str, fault_ids: set[str] | None = None, templates: bool = True
 ) -> list[TimedAction]:
     actions: list[TimedAction] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # "\n" alone ends a line, as in an editor: splitlines() would also split at a form feed or
+    # a Unicode line separator and shift every line number after it.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        raw = raw.removesuffix("\r")
         action = parse_line(raw, path, number, fault_ids, templates)
         if action is not None:
             actions.append(action)

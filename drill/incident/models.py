@@ -8,10 +8,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, WithJsonSchema, field_validator, model_validator
+from pydantic import (
+    BeforeValidator,
+    Field,
+    StrictInt,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from drill.faults import FaultSpec
 from drill.incident import units
+from drill.incident.bounds import (
+    DAY,
+    HOUR,
+    MAX_COUNTED_STEPS,
+    MAX_QUEUE_SCANS,
+    MAX_REPLICA_STEPS,
+    MINUTE,
+    counts,
+    rates,
+    seconds,
+    sizes,
+)
 from drill.incident.fields import (
     MAX_TEXT,
     PRIORITY_RANK,
@@ -54,29 +73,49 @@ class Night(Strict):
 
 class Island(Strict):
     name: Annotated[str, Field(pattern=r"^[a-z][a-z0-9]{0,7}$", description="island name, like a")]
-    leaves: int = Field(2, ge=1, le=64, description="leaf switches in this fabric island")
-    nodes_per_leaf: int = Field(4, ge=1, le=64, description="nodes behind each leaf switch")
-    spares: int = Field(0, ge=0, le=16, description="spare nodes that `swap` can bring in")
+    leaves: StrictInt = Field(2, ge=1, le=64, description="leaf switches in this fabric island")
+    nodes_per_leaf: StrictInt = Field(4, ge=1, le=64, description="nodes behind each leaf switch")
+    spares: StrictInt = Field(0, ge=0, le=16, description="spare nodes that `swap` can bring in")
 
 
 class Cluster(Strict):
-    gpus_per_node: int = Field(8, ge=1, le=16, description="GPUs in each node")
+    gpus_per_node: StrictInt = Field(8, ge=1, le=16, description="GPUs in each node")
     islands: list[Island] = Field(
         min_length=1,
         max_length=64,
         description="fabric islands; a job that spans nodes must fit inside one island",
     )
-    mtbf: Duration | None = Field(
-        None, description="mean time between failures of one node; the debrief uses it for cadence"
+    mtbf: Annotated[
+        Duration | None,
+        seconds(HOUR, 100_000 * HOUR, "a node failing more often than hourly is not a cluster"),
+    ] = Field(
+        None,
+        description="mean time between failures of one node, 1h to 100000h; the debrief uses it"
+        " for cadence",
     )
-    heartbeat_timeout: Duration = Field(90.0, description="silence before a node is marked down")
-    scheduling_interval: Duration = Field(30.0, description="how often the scheduler runs")
-    startup: Duration = Field(60.0, description="container and process start per attempt")
-    rendezvous: Duration = Field(30.0, description="ranks finding each other per attempt")
-    reboot_time: Duration = Field(360.0, description="how long a node reboot takes")
-    swap_time: Duration = Field(600.0, description="how long bringing in a spare takes")
-    preempt_grace: Duration = Field(
-        60.0, description="time between SIGTERM and SIGKILL when a job is preempted"
+    heartbeat_timeout: Annotated[
+        Duration, seconds(10, HOUR, "below 10s a busy node would be marked down")
+    ] = Field(90.0, description="silence before a node is marked down, 10s to 1h")
+    scheduling_interval: Annotated[
+        Duration,
+        seconds(5, HOUR, "the scheduler runs this often; at 0 the clock could never move"),
+    ] = Field(30.0, description="how often the scheduler runs, 5s to 1h")
+    startup: Annotated[Duration, seconds(0, HOUR, "a start-up longer than 1h is a hang")] = Field(
+        60.0, description="container and process start per attempt, 0s to 1h"
+    )
+    rendezvous: Annotated[Duration, seconds(0, HOUR, "a rendezvous longer than 1h is a hang")] = (
+        Field(30.0, description="ranks finding each other per attempt, 0s to 1h")
+    )
+    reboot_time: Annotated[Duration, seconds(1, 12 * HOUR, "longer than the longest night")] = (
+        Field(360.0, description="how long a node reboot takes, 1s to 12h")
+    )
+    swap_time: Annotated[Duration, seconds(1, 12 * HOUR, "longer than the longest night")] = Field(
+        600.0, description="how long bringing in a spare takes, 1s to 12h"
+    )
+    preempt_grace: Annotated[
+        Duration, seconds(0, HOUR, "a grace period past 1h is no preemption")
+    ] = Field(
+        60.0, description="time between SIGTERM and SIGKILL when a job is preempted, 0s to 1h"
     )
 
     @model_validator(mode="after")
@@ -101,21 +140,26 @@ class Cluster(Strict):
 
 
 class Retry(Strict):
-    max_restarts: int = Field(0, ge=0, le=100, description="automatic restarts after a failure")
-    backoff: Duration = Field(30.0, description="wait before an automatic restart")
+    max_restarts: StrictInt = Field(
+        0, ge=0, le=100, description="automatic restarts after a failure"
+    )
+    backoff: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
+        30.0, description="wait before an automatic restart, 0s to 12h"
+    )
 
 
 class CheckpointSettings(Strict):
-    every: int = Field(50, ge=1, le=100000, description="checkpoint every N steps")
-    keep: int = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
+    every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
+    keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
     atomic: bool = Field(
         True, description="write to a temp file and rename, or straight to the path"
     )
     on_sigterm: bool = Field(False, description="write a checkpoint in the preemption grace window")
     verify_on_resume: bool = Field(False, description="check the sha256 before loading on resume")
     volume: Name | None = Field(None, description="storage volume the checkpoints go to")
-    write_time: Duration = Field(
-        60.0, description="sim time to write one checkpoint when no volume is modelled"
+    write_time: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
+        60.0,
+        description="sim time to write one checkpoint when no volume is modelled, 0s to 12h",
     )
 
 
@@ -124,7 +168,7 @@ def _count(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError("expected a parameter count like 7B or 350M")
     if isinstance(value, int | float):
-        if value <= 0:
+        if not 0 < value < float("inf"):
             raise ValueError("expected a positive parameter count like 7B")
         return float(value)
     text = str(value).strip()
@@ -153,19 +197,33 @@ ParamCount = Annotated[
 
 class Tenant(Strict):
     team: Name = Field(description="the team that writes; its usage counts against its quota")
-    rate: Rate = Field(description="how fast this tenant writes, like 2TB/h")
+    rate: Annotated[Rate, rates(0, 1e14, "faster than any storage system writes")] = Field(
+        description="how fast this tenant writes, like 2TB/h (at most 100TB/s)"
+    )
     start: Moment = Field(0.0, description="when it starts writing")
     stop: Moment | None = Field(None, description="when it stops (default: never)")
 
 
 class Volume(Strict):
     name: Name = Field(description="volume name, used by `df`, `quota` and checkpoint `volume`")
-    capacity: Size = Field(description="total size of the volume, like 12TB")
-    used: Size = Field(0, description="space other teams already use when the night starts")
-    quotas: dict[Name, Size] = Field(default_factory=dict, description="per-team quota")
-    read_bandwidth: Rate = Field(description="shared by everyone reading, like 10GB/s")
-    write_bandwidth: Rate = Field(description="shared by everyone writing, like 5GB/s")
-    df_lag: Duration = Field(0.0, description="how stale the numbers `df` shows are")
+    capacity: Annotated[Size, sizes(1e9, 1e18, "from a small disk to an exabyte")] = Field(
+        description="total size of the volume, like 12TB (1GB to 1EB)"
+    )
+    used: Annotated[Size, sizes(0, 1e18, "no volume is larger than an exabyte")] = Field(
+        0, description="space other teams already use when the night starts"
+    )
+    quotas: dict[Name, Annotated[Size, sizes(0, 1e18, "no volume is larger than an exabyte")]] = (
+        Field(default_factory=dict, max_length=100, description="per-team quota")
+    )
+    read_bandwidth: Annotated[Rate, rates(1e6, 1e14, "at 0 a checkpoint read would never end")] = (
+        Field(description="shared by everyone reading, like 10GB/s (1MB/s to 100TB/s)")
+    )
+    write_bandwidth: Annotated[
+        Rate, rates(1e6, 1e14, "at 0 a checkpoint write would never end")
+    ] = Field(description="shared by everyone writing, like 5GB/s (1MB/s to 100TB/s)")
+    df_lag: Annotated[Duration, seconds(0, HOUR, "numbers older than 1h are no numbers")] = Field(
+        0.0, description="how stale the numbers `df` shows are, 0s to 1h"
+    )
     tenants: list[Tenant] = Field(
         default_factory=list,
         max_length=50,
@@ -174,15 +232,29 @@ class Volume(Strict):
     quota_requests: Literal["grant", "refuse"] = Field(
         "grant", description="how the storage team answers `quota`"
     )
-    quota_response: Duration = Field(900.0, description="how long the storage team takes to answer")
-    quota_max_increase: Size | None = Field(None, description="the most one request is granted")
+    quota_response: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = (
+        Field(900.0, description="how long the storage team takes to answer, 0s to 12h")
+    )
+    quota_max_increase: Annotated[
+        Size | None, sizes(0, 1e18, "no volume is larger than an exabyte")
+    ] = Field(None, description="the most one request is granted")
+
+    @model_validator(mode="after")
+    def _used_fits(self) -> Volume:
+        if self.used > self.capacity:
+            raise located(
+                f"used ({units.format_size(self.used)}) is more than the capacity"
+                f" ({units.format_size(self.capacity)}); lower used or raise capacity",
+                "used",
+            )
+        return self
 
 
 class PlanChoice(Strict):
-    min: int | None = Field(
+    min: StrictInt | None = Field(
         None, ge=1, le=100000, description="smallest number allowed (ckpt-every, ckpt-keep)"
     )
-    max: int | None = Field(None, ge=1, le=100000, description="largest number allowed")
+    max: StrictInt | None = Field(None, ge=1, le=100000, description="largest number allowed")
     allowed: list[Literal["yes", "no"]] | None = Field(
         None,
         description="answers allowed for a yes or no setting (ckpt-on-sigterm, verify-on-resume)",
@@ -216,7 +288,7 @@ class JobSpec(Strict):
     name: Name = Field(description="job name, used in actions like `status NAME`")
     team: Name = Field("ml", description="the team that owns the job; storage quotas are per team")
     yours: bool = Field(False, description="the learner's job, the one the score follows")
-    gpus: int = Field(
+    gpus: StrictInt = Field(
         ge=1,
         le=4096,
         description="GPUs the job needs at once (a gang); above one node, a multiple of"
@@ -225,29 +297,42 @@ class JobSpec(Strict):
     priority: PriorityClass = Field(
         "normal", description="low, normal, high or urgent; a higher class can preempt lower work"
     )
-    steps: int = Field(300, ge=1, le=100000, description="steps to finish the job")
-    step_time: Duration = Field(10.0, description="sim time per training step")
+    steps: StrictInt = Field(300, ge=1, le=100000, description="steps to finish the job")
+    step_time: Annotated[
+        Duration, seconds(1, HOUR, "every step is an event; below 1s a night is too many")
+    ] = Field(10.0, description="sim time per training step, 1s to 1h")
     submit_at: Moment = Field(0.0, description="when the job is submitted")
-    nodes: list[Name] = Field(default_factory=list, description="initial placement (optional)")
-    exclude: list[Name] = Field(default_factory=list, description="nodes this job must avoid")
-    time_limit: Duration = Field(6 * 3600.0, description="wall time limit, used by backfill")
-    collective_timeout: Duration = Field(
-        600.0, description="a collective that waits longer than this fails the job"
+    nodes: list[Name] = Field(
+        default_factory=list, max_length=4096, description="initial placement (optional)"
     )
-    process_group_timeout: Duration = Field(
+    exclude: list[Name] = Field(
+        default_factory=list, max_length=4096, description="nodes this job must avoid"
+    )
+    time_limit: Annotated[Duration, seconds(MINUTE, 30 * DAY, "from a minute to a month")] = Field(
+        6 * 3600.0, description="wall time limit, used by backfill, 1m to 30d"
+    )
+    collective_timeout: Annotated[
+        Duration, seconds(10, 12 * HOUR, "below 10s a healthy collective would time out")
+    ] = Field(
+        600.0, description="a collective that waits longer than this fails the job, 10s to 12h"
+    )
+    process_group_timeout: Annotated[
+        Duration,
+        seconds(1, 30 * MINUTE, "a real wait at the keyboard; torch's own default is 30m"),
+    ] = Field(
         10.0,
         description=(
-            "wall-clock timeout of the real gloo process group (--backend gloo); torch's default"
-            " is 30 minutes, far too long to wait for a hung rank at a keyboard"
+            "wall-clock timeout of the real gloo process group (--backend gloo), 1s to 30m;"
+            " torch's default is 30 minutes, far too long to wait for a hung rank at a keyboard"
         ),
     )
     retry: Retry = Field(Retry(), description="automatic restarts after a failure")
     checkpoint: CheckpointSettings = Field(
         CheckpointSettings(), description="checkpoint cadence, retention and how they are written"
     )
-    model_params: ParamCount = Field(
-        7e9, description="parameters of the model this job stands for; sizes its checkpoints"
-    )
+    model_params: Annotated[
+        ParamCount, counts(1e6, 1e14, "from a small model (1M) to 100T parameters")
+    ] = Field(7e9, description="parameters of the model this job stands for; sizes its checkpoints")
     bytes_per_param: float = Field(
         14.0, gt=0, le=64, description="checkpoint bytes per parameter (bf16 weights + fp32 Adam)"
     )
@@ -260,21 +345,39 @@ class JobSpec(Strict):
 class Background(Strict):
     utilization: float = Field(0.5, ge=0, le=1, description="share of GPUs busy at the start")
     arrivals_per_hour: float = Field(
-        4.0, ge=0, le=1000, description="new jobs from other teams per hour, on average"
+        4.0, ge=0, le=200, description="new jobs from other teams per hour, on average (0 to 200)"
     )
     teams: list[Name] = Field(
         default_factory=lambda: ["vision", "speech", "rl", "infra"],
+        min_length=1,
+        max_length=50,
         description="teams the background jobs belong to",
     )
-    sizes: list[int] = Field(
+    sizes: list[Annotated[StrictInt, Field(ge=1, le=4096)]] = Field(
         default_factory=lambda: [1, 2, 4, 8, 16],
+        min_length=1,
+        max_length=20,
         description="GPU counts background jobs draw from; the first ones are drawn most often",
     )
-    min_duration: Duration = Field(1200.0, description="shortest run time of a background job")
-    max_duration: Duration = Field(10800.0, description="longest run time of a background job")
+    min_duration: Annotated[Duration, seconds(MINUTE, 30 * DAY, "from a minute to a month")] = (
+        Field(1200.0, description="shortest run time of a background job, 1m to 30d")
+    )
+    max_duration: Annotated[Duration, seconds(MINUTE, 30 * DAY, "from a minute to a month")] = (
+        Field(10800.0, description="longest run time of a background job, 1m to 30d")
+    )
     high_priority_share: float = Field(
         0.0, ge=0, le=1, description="share of background jobs submitted as high priority"
     )
+
+    @model_validator(mode="after")
+    def _durations_in_order(self) -> Background:
+        if self.min_duration > self.max_duration:
+            raise located(
+                f"min_duration ({units.format_duration(self.min_duration)}) is longer than"
+                f" max_duration ({units.format_duration(self.max_duration)}); swap them",
+                "min_duration",
+            )
+        return self
 
 
 class Noise(Strict):
@@ -287,7 +390,9 @@ class Noise(Strict):
 
 
 class Hint(Strict):
-    after: Duration = Field(0.0, description="the hint unlocks this long after the night starts")
+    after: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
+        0.0, description="the hint unlocks this long after the night starts, 0s to 12h"
+    )
     text: Text = Field(description="what `hint` shows")
 
 
@@ -337,10 +442,13 @@ class GradedRunbook(Strict):
 
 
 class Scoring(Strict):
-    weights: dict[ScoreComponent, float] = Field(
-        default_factory=dict, description="component weights; unset ones keep their defaults"
+    weights: dict[ScoreComponent, Annotated[float, Field(ge=0, le=100)]] = Field(
+        default_factory=dict,
+        description="component weights, 0 to 100; unset ones keep their defaults",
     )
-    paging_target: Duration = Field(600.0, description="acknowledge a page within this long")
+    paging_target: Annotated[
+        Duration, seconds(10, 12 * HOUR, "from seconds to the longest night")
+    ] = Field(600.0, description="acknowledge a page within this long, 10s to 12h")
 
 
 class Debrief(Strict):
@@ -351,7 +459,7 @@ class Debrief(Strict):
 
 
 class Incident(Strict):
-    schema_version: int = Field(alias="schema", description="incident file format version")
+    schema_version: StrictInt = Field(alias="schema", description="incident file format version")
     id: Name = Field(description="the incident's id: lower case letters, digits and -")
     title: Annotated[str, Field(min_length=1, max_length=120)] = Field(
         description="one line that names the night"
@@ -362,8 +470,12 @@ class Incident(Strict):
     tags: list[Name] = Field(
         default_factory=list, max_length=20, description="topics, like health, storage or gang"
     )
-    order: int = Field(100, ge=0, le=10000, description="place in the suggested learning path")
-    estimated_minutes: int = Field(10, ge=1, le=600, description="about how long a learner needs")
+    order: StrictInt = Field(
+        100, ge=0, le=10000, description="place in the suggested learning path"
+    )
+    estimated_minutes: StrictInt = Field(
+        10, ge=1, le=600, description="about how long a learner needs"
+    )
     briefing: Text = Field(description="what the learner knows before the night starts")
     night: Night = Field(Night(), description="when the night starts and how long it lasts")
     cluster: Cluster = Field(description="islands, leaves, nodes and GPUs, and repair times")
@@ -403,8 +515,11 @@ class Incident(Strict):
     runbooks: list[GradedRunbook] = Field(
         default_factory=list, max_length=20, description="plausible wrong runbooks, graded"
     )
-    seeds: list[int] = Field(
-        default_factory=lambda: [1, 2], min_length=1, max_length=20, description="test seeds"
+    seeds: list[Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]] = Field(
+        default_factory=lambda: [1, 2],
+        min_length=1,
+        max_length=20,
+        description="test seeds, 0 to 4294967295",
     )
     debrief: Debrief = Field(Debrief(), description="what the learner reads after the night")
 
@@ -457,6 +572,44 @@ class Incident(Strict):
                 "faults",
                 second,
                 "id",
+            )
+        return self._within_a_night()
+
+    def _within_a_night(self) -> Incident:
+        """Budgets for the whole night, where no single field can say it (incidents/README.md,
+        "What a night can hold")."""
+        length = self.night.length
+        stepping = [min(job.steps, length / job.step_time) for job in self.jobs]
+        if sum(stepping) > MAX_COUNTED_STEPS:
+            worst = max(range(len(self.jobs)), key=lambda i: stepping[i])
+            raise located(
+                f"the named jobs would run about {sum(stepping):.0f} steps in this night; the"
+                f" engine runs at most {MAX_COUNTED_STEPS} in one night, so use fewer steps,"
+                " a longer step_time, fewer jobs or a shorter night",
+                "jobs",
+                worst,
+                "step_time",
+            )
+        mine = next(i for i, job in enumerate(self.jobs) if job.yours)
+        if stepping[mine] > MAX_REPLICA_STEPS:
+            raise located(
+                f"the learner's job would train about {stepping[mine]:.0f} real steps in this"
+                f" night; the replica trains at most {MAX_REPLICA_STEPS} in one night, so use"
+                " fewer steps or a longer step_time",
+                "jobs",
+                mine,
+                "steps",
+            )
+        queued = len(self.jobs) + self.background.arrivals_per_hour * length / HOUR
+        scans = queued * length / self.cluster.scheduling_interval
+        if scans > MAX_QUEUE_SCANS:
+            raise located(
+                f"about {queued:.0f} jobs pass through the queue and the scheduler runs"
+                f" {length / self.cluster.scheduling_interval:.0f} times, about {scans:.0f}"
+                f" queue scans in this night; the engine runs at most {MAX_QUEUE_SCANS}, so"
+                " lower background.arrivals_per_hour or raise cluster.scheduling_interval",
+                "background",
+                "arrivals_per_hour",
             )
         return self
 

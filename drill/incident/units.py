@@ -5,6 +5,7 @@ Strict on purpose: "10 min" or "20 TBs" is an error with the accepted forms name
 
 from __future__ import annotations
 
+import math
 import re
 
 DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -44,6 +45,8 @@ def parse_duration(value: str | int | float) -> float:
     if isinstance(value, int | float):
         if value < 0:
             raise UnitError(f"expected {DURATION_HELP}, got a negative number {value!r}")
+        if not math.isfinite(value):  # YAML's .inf and .nan
+            raise UnitError(f"expected {DURATION_HELP}, got {value!r}")
         return float(value)
     text = str(value).strip()
     if re.fullmatch(r"\d+(?:\.\d+)?", text):

@@ -1,9 +1,12 @@
 """Golden replays: each shipped incident's reference and graded runbooks, saved once, must
-replay through today's engine to the same results and the same score. A failure names the first
-line that differs; if the change was meant, run tests/golden/regenerate.py and review the diff."""
+replay through today's engine to the same results and the same score, and come to what
+expected.txt says in words a person wrote. A failure names the first line that differs; if the
+change was meant, run tests/golden/regenerate.py, review the diff, and update expected.txt."""
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +14,24 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = sorted(Path(__file__).resolve().parent.glob("*.jsonl"))
+HERE = Path(__file__).resolve().parent
+GOLDEN = sorted(HERE.glob("*.jsonl"))
+
+
+def expectations() -> dict[str, dict]:
+    rows = {}
+    for line in (HERE / "expected.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, recovered, step, match, total = line.split()
+        rows[name] = {
+            "recovered": {"yes": True, "no": False}[recovered],
+            "final_step": int(step),
+            "match": match,
+            "total": float(total),
+        }
+    return rows
 
 
 def test_every_shipped_incident_has_goldens():
@@ -22,15 +42,74 @@ def test_every_shipped_incident_has_goldens():
     )
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("save", GOLDEN, ids=[p.stem for p in GOLDEN])
-def test_golden_replays_verify(save):
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "replay", str(save), "--verify"],
+def test_every_golden_has_written_expectations():
+    assert set(expectations()) == {p.stem for p in GOLDEN}
+
+
+def replay(save: Path, *more: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "drill", "replay", str(save), "--verify", "--json", *more],
         cwd=REPO,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("save", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_golden_replays_verify(save):
+    done = replay(save)
     assert done.returncode == 0, done.stderr
+    night = json.loads(done.stdout)
+    found = {
+        "recovered": night["recovered"],
+        "final_step": night["replica"]["final_step"],
+        "match": night["replica"]["match"],
+        "total": night["score"]["total"],
+    }
+    assert found == expectations()[save.stem]
+
+
+def other_machine(save: Path, folder: Path, edit) -> Path:
+    """The golden as another machine might have written it: its header names another CPU, and
+    `edit` changes the text the way that machine's rounding would have."""
+    lines = save.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["origin"] = {**header["origin"], "cpu": "Some Other CPU", "cpu_kernels": "AVX2"}
+    lines[0] = json.dumps(header, sort_keys=True)
+    copy = folder / save.name
+    copy.write_text(edit("\n".join(lines)) + "\n")
+    return copy
+
+
+@pytest.mark.slow
+def test_a_golden_from_another_machine_verifies_with_its_last_digits_different(tmp_path):
+    """Issue 12's case: relative distance 4.70e-04 here, 5.81e-04 in the file."""
+    save = HERE / "preempted-job--reference.jsonl"
+    assert "relative distance 5.81e-04" in save.read_text()
+    elsewhere = other_machine(
+        save, tmp_path, lambda text: text.replace("distance 5.81e-04", "distance 4.70e-04")
+    )
+    done = replay(elsewhere)
+    assert done.returncode == 0, done.stderr
+    # The same edit with this machine's origin in the header is a real difference.
+    here = tmp_path / "here.jsonl"
+    here.write_text(save.read_text().replace("distance 5.81e-04", "distance 4.70e-04"))
+    differs = replay(here)
+    assert differs.returncode == 1
+    assert re.search(r"components\[integrity\]\.why", differs.stderr), differs.stderr
+    assert "5.81e-04" in differs.stderr and "4.70e-04" in differs.stderr
+
+
+@pytest.mark.slow
+def test_a_golden_from_another_machine_still_fails_on_a_decision(tmp_path):
+    save = HERE / "preempted-job--reference.jsonl"
+    elsewhere = other_machine(
+        save, tmp_path, lambda text: text.replace('"match": "close"', '"match": "bitexact"', 1)
+    )
+    done = replay(elsewhere)
+    assert done.returncode == 1
+    assert "`score.components[integrity]" in done.stderr and "match" in done.stderr
+    assert "compared within tolerance" in done.stderr

@@ -275,7 +275,7 @@ async def test_quit_asks_first_and_closes_the_save(tmp_path):
         await pilot.press("enter")
         await until(pilot, lambda: app.driver.closed)
     assert app.return_code == 0
-    assert app.driver.session.writer._file.closed
+    assert app.driver.session.writer.closed
     save = read_save(tmp_path / "dead-rank.jsonl")
     assert [a.text for a in save.actions] == ["status"] and save.score is None
 
