@@ -28,7 +28,7 @@ from drill.engine.headless import play  # noqa: E402
 from drill.engine.timed import parse_text  # noqa: E402
 from drill.incident.loader import load_incident  # noqa: E402
 
-INCIDENT = REPO / "incidents" / "dead-rank.yaml"
+INCIDENT = REPO / "drill" / "incidents" / "dead-rank.yaml"
 BARE_PROCESSES = 8
 
 

@@ -2,5 +2,12 @@
 
 __version__ = "0.1.0"
 
-# Bumped whenever the engine's behaviour changes in a way that would change a replay.
-ENGINE_VERSION = "2"
+
+def __getattr__(name: str):
+    # ENGINE_VERSION was a hand-bumped "1" that nobody bumped. It is now the source fingerprint
+    # (drill/fingerprint.py), computed on first use so `import drill` stays cheap.
+    if name == "ENGINE_VERSION":
+        from drill.fingerprint import source_fingerprint
+
+        return source_fingerprint()
+    raise AttributeError(f"module 'drill' has no attribute {name!r}")

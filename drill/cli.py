@@ -3,19 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import signal
 import sys
-from pathlib import Path
 
 from drill import __version__
-
-EXIT_BAD_INPUT = 2
-INCIDENTS_DIR = Path(__file__).resolve().parent.parent / "incidents"
-
-
-class UserError(Exception):
-    """Bad input from the person at the keyboard: printed as one line, exit 2."""
+from drill.errors import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, InternalError, UserError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,7 +188,9 @@ def main(argv: list[str] | None = None) -> int:
 
         set_saves_dir(args.saves_dir)
     # SIGTERM unwinds like Ctrl+C, so open saves are closed and replica workers are stopped.
-    signal.signal(signal.SIGTERM, _terminated)
+    # The previous handler comes back on return, so a caller in the same process (a test, a
+    # tool driving drill) does not keep a handler that raises into its own code.
+    previous = signal.signal(signal.SIGTERM, _terminated)
     try:
         from drill.commands import run_command
 
@@ -203,12 +198,21 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         print(f"drill: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except InternalError as exc:
+        # One line for the person at the keyboard; the traceback for whoever fixes it.
+        if os.environ.get("DRILL_TRACEBACK"):
+            raise
+        print(f"drill: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL_ERROR
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
     except Terminated:
         return 143
+    finally:
+        if previous is not None:  # None: the handler was not set from Python
+            signal.signal(signal.SIGTERM, previous)
 
 
 class Terminated(Exception):
@@ -217,7 +221,3 @@ class Terminated(Exception):
 
 def _terminated(signum, frame) -> None:
     raise Terminated()
-
-
-def print_json(data) -> None:
-    print(json.dumps(data, indent=2, sort_keys=False))

@@ -55,7 +55,9 @@ def reference_timeline(record: NightRecord) -> list[tuple[float, str, bool]]:
     incident, save = record.incident, record.save
     return [
         (a["time"], a["text"], a["accepted"])
-        for a in reference_actions(incident, save.seed, save.backend)
+        for a in reference_actions(
+            incident, save.seed, save.backend, cache_dir=record.drill.cache_dir
+        )
     ]
 
 

@@ -21,3 +21,8 @@ def saves_dir() -> Path:
     if env:
         return Path(env)
     return Path.cwd() / "saves"
+
+
+def cache_dir() -> Path:
+    """Where par, floor and the replica's baseline are cached: the engine is handed this."""
+    return saves_dir() / "cache"

@@ -31,6 +31,7 @@ from drill.saves import (
 )
 from drill.saves.origin import current_origin, describe, same_origin
 from drill.saves.verify import Difference, compare_action
+from drill.saves_dir import cache_dir
 
 __all__ = [
     "OptionError",
@@ -114,7 +115,13 @@ def open_resume(
 def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) -> Drill:
     """A fresh engine for the save's night (on `backend` instead of the save's, if given)."""
     try:
-        return Drill.create(loaded.incident, save.seed, backend or save.backend, save.ranks)
+        return Drill.create(
+            loaded.incident,
+            save.seed,
+            backend or save.backend,
+            save.ranks,
+            cache_dir=cache_dir(),
+        )
     except ValueError as exc:
         # The replica refuses a header's ranks its config cannot split the batch into.
         raise SaveError(
@@ -145,7 +152,7 @@ class Session:
             raise SaveError(
                 str(path), 1, "this is a folder; give a file for the save, like FOLDER/night.jsonl"
             )
-        drill = Drill.create(loaded.incident, seed, backend, ranks)
+        drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
         try:
             writer = SaveWriter.start(
                 path,

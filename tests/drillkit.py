@@ -21,7 +21,7 @@ from drill.sim.jobs import Job
 from drill.sim.world import World
 
 REPO = Path(__file__).resolve().parent.parent
-DEAD_RANK = REPO / "incidents" / "dead-rank.yaml"
+DEAD_RANK = REPO / "drill" / "incidents" / "dead-rank.yaml"
 
 # Fault kinds as an incident names them: none of these may reach what a learner reads.
 FAULT_KINDS = tuple(KINDS)

@@ -1,13 +1,106 @@
-"""The engine, the simulation and the incident layer never pull in a UI or torch."""
+"""Imports point down the layers of DESIGN.md, and the core never pulls in a UI or torch.
+
+The layers are import-linter contracts in pyproject.toml; these tests run them, check that every
+module of drill sits in a layer, show that a wrong import really breaks them, and (the
+Harlequin check) import and play the core in a fresh process to see textual and torch stay out.
+"""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
+PYPROJECT = REPO / "pyproject.toml"
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def contracts() -> list[dict]:
+    return tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
+
+
+def layered_modules() -> list[str]:
+    (layers,) = [c for c in contracts() if c["type"] == "layers"]
+    return [name.strip() for layer in layers["layers"] for name in layer.split(":")]
+
+
+def lint_imports(root: Path) -> subprocess.CompletedProcess:
+    """`lint-imports` on the tree at `root`, in a process that imports drill from there."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--config", str(root / "pyproject.toml"), "--no-cache"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_import_contracts_hold():
+    done = lint_imports(REPO)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout, done.stdout
+
+
+def test_every_module_of_drill_sits_in_a_layer():
+    """A new top-level module or package must be given a layer, or nothing checks its imports."""
+    modules = {
+        f"drill.{path.stem}" if path.is_file() else f"drill.{path.name}"
+        for path in (REPO / "drill").iterdir()
+        if (path.suffix == ".py" and path.name != "__init__.py")
+        or (path.is_dir() and (path / "__init__.py").exists())
+    }
+    missing = sorted(modules - set(layered_modules()))
+    assert not missing, f"add these to a layer in pyproject.toml: {missing}"
+
+
+def test_there_is_a_contract_for_each_rule_of_design_md():
+    forbidden = [
+        (set(c["source_modules"]), set(c["forbidden_modules"]))
+        for c in contracts()
+        if c["type"] == "forbidden"
+    ]
+
+    def ruled(sources: set[str], banned: set[str]) -> bool:
+        return any(sources <= s and banned <= b for s, b in forbidden)
+
+    core = {"drill.engine", "drill.sim", "drill.incident", "drill.faults"}
+    assert ruled(core, {"textual", "rich"})
+    assert ruled(core, {"torch"})
+    assert ruled({"replica"}, {"drill", "simpy", "textual"})
+    assert layered_modules()[:2] == ["drill.__main__", "drill.cli"]
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "broken"),
+    [
+        ("drill/engine/score.py", "from drill.saves_dir import saves_dir", "drill.saves_dir"),
+        ("drill/incident/clock.py", "import textual", "textual"),
+        ("drill/sim/rng.py", "import replica.trainer", "replica"),
+        ("replica/errors.py", "import simpy", "simpy"),
+        ("drill/tui/messages.py", "import drill.commands", "drill.commands"),
+    ],
+)
+def test_a_wrong_import_breaks_the_contracts(tmp_path, module, line, broken):
+    """The contracts can fail: a copy of the tree with one wrong import does not pass."""
+    for part in ("drill", "replica"):
+        shutil.copytree(REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PYPROJECT, tmp_path / "pyproject.toml")
+    target = tmp_path / module
+    target.write_text(target.read_text() + f"\n{line}  # noqa\n")
+    done = lint_imports(tmp_path)
+    assert done.returncode != 0, done.stdout
+    assert "BROKEN" in done.stdout and broken in done.stdout, done.stdout
+
 
 SCRIPT = textwrap.dedent(
     """
@@ -22,9 +115,9 @@ SCRIPT = textwrap.dedent(
     from drill.engine.drill import Drill
     from drill.engine.headless import play
     from drill.engine.timed import parse_text
-    from drill.incident.loader import load_incident
+    from drill.incident.library import resolve_incident
 
-    incident = load_incident("incidents/dead-rank.yaml").incident
+    incident = resolve_incident("dead-rank").incident
     d = Drill(incident, 1)
     actions = parse_text("\\n".join(incident.reference), "ref", {f.id for f in incident.faults})
     data = account(d, play(d, actions))

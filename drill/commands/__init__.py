@@ -9,8 +9,8 @@ from drill.incident.errors import IncidentError
 
 
 def run_command(name: str, args: argparse.Namespace) -> int:
-    from drill.cli import UserError
     from drill.commands import authoring, exports, listing, play, replay, run, serve, testing
+    from drill.errors import UserError
     from drill.saves import SaveError
 
     handlers = {

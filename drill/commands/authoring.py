@@ -9,11 +9,11 @@ import re
 import sys
 from pathlib import Path
 
-from drill.cli import UserError
-from drill.commands.listing import incident_files
-from drill.commands.resolve import resolve_incident
+from drill import paths
 from drill.engine.static_check import check
+from drill.errors import UserError
 from drill.incident.errors import IncidentError, Problem, sorted_unique
+from drill.incident.library import incident_files, resolve_incident
 from drill.incident.loader import load_incident
 from drill.incident.models import Incident
 from drill.incident.starter import STARTER
@@ -93,9 +93,7 @@ def new(args: argparse.Namespace) -> int:
 
 def _schema_path_for(target: Path) -> str:
     """A relative path from the new file to the shipped schema, when it is inside the repo."""
-    from drill.cli import INCIDENTS_DIR
-
-    schema_file = INCIDENTS_DIR / "schema.json"
+    schema_file = paths.schema_file()
     try:
         return os.path.relpath(schema_file, target.resolve().parent)
     except ValueError:

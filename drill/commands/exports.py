@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from drill.cli import UserError
+from drill.errors import UserError
 
 
 def runbook(args: argparse.Namespace) -> int:

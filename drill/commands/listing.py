@@ -3,24 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from drill.cli import print_json
-from drill.commands.resolve import shipped_incident_files
+from drill.commands.printing import print_json
+from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
-
-
-def incident_files(paths: list[str]) -> list[Path]:
-    if not paths:
-        return shipped_incident_files()
-    files: list[Path] = []
-    for item in paths:
-        path = Path(item)
-        if path.is_dir():
-            files += sorted(path.glob("*.yaml")) + sorted(path.glob("*.yml"))
-        else:
-            files.append(path)
-    return files
 
 
 def list_incidents(args: argparse.Namespace) -> int:

@@ -10,9 +10,9 @@ import argparse
 import difflib
 from pathlib import Path
 
-from drill.cli import UserError
-from drill.commands.resolve import resolve_incident, shipped_incident_files
+from drill.errors import UserError
 from drill.incident.errors import IncidentError
+from drill.incident.library import resolve_incident, shipped_incident_files
 from drill.replica_choice import choose_replica, project_replica, refuse_other_replica
 from drill.saves.files import check_new_save_path
 from drill.session import OptionError, check_ranks, check_seed, open_resume

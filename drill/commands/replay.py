@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from drill.cli import print_json
-from drill.commands.resolve import resolve_incident
+from drill.commands.printing import print_json
 from drill.engine.account import account, render_text
+from drill.incident.library import resolve_incident
 from drill.replica_choice import with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
 from drill.saves.verify import compare_score

@@ -6,11 +6,12 @@ import argparse
 import sys
 import time
 
-from drill.cli import UserError, print_json
-from drill.commands.resolve import resolve_incident
+from drill.commands.printing import print_json
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
+from drill.errors import UserError
+from drill.incident.library import resolve_incident
 from drill.replica_choice import choose_replica, refuse_other_replica
 from drill.session import (
     OptionError,

@@ -15,12 +15,13 @@ import argparse
 import sys
 from dataclasses import dataclass, replace
 
-from drill.commands.listing import incident_files
 from drill.engine.discipline import discipline_value
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, reference_actions, score_against
+from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
+from drill.saves_dir import cache_dir
 
 NOTHING_BELOW = 40.0
 
@@ -76,10 +77,10 @@ def _clock(incident: Incident, seconds: float) -> str:
 def check_incident(incident: Incident, backend: str) -> list[Check]:
     checks: list[Check] = []
     for seed in incident.seeds:
-        par, floor = par_and_floor(incident, seed, backend)
+        par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir())
         floor_score = score_against(incident, floor, par, floor)
         ref_score = score_against(incident, par, par, floor)
-        actions = reference_actions(incident, seed, backend)
+        actions = reference_actions(incident, seed, backend, cache_dir=cache_dir())
         checks.append(_reference(incident, seed, par, actions))
         quiet = floor_score.total < NOTHING_BELOW
         detail = f"score {floor_score.total:.1f} ({floor_score.grade}), recovered={floor.recovered}"
@@ -90,7 +91,9 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
         checks.append(Check(incident.id, seed, "nothing", quiet, detail))
         rivals: list[tuple[str, Outcome]] = [("nothing", floor)]
         for book in incident.runbooks:
-            mine = measured_run(incident, seed, backend, list(book.actions), book.name)
+            mine = measured_run(
+                incident, seed, backend, list(book.actions), book.name, cache_dir=cache_dir()
+            )
             if book.discipline == "reference":
                 mine = with_reference_discipline(mine, par)
             score = score_against(incident, mine, par, floor)
@@ -100,7 +103,9 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
             )
             rivals.append((book.name, mine))
         for name, lines in generic_strategies(incident, floor).items():
-            rivals.append((name, measured_run(incident, seed, backend, lines, name)))
+            rivals.append(
+                (name, measured_run(incident, seed, backend, lines, name, cache_dir=cache_dir()))
+            )
         # Without the cap at par, so a runbook that did better than the reference shows it.
         beaten = []
         for rival, outcome in rivals:

@@ -8,6 +8,7 @@ and every training step up to that time has happened. Nothing here reads a wall 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from drill.engine.actions import dispatch
 from drill.engine.actions.context import Context
@@ -44,20 +45,21 @@ BACKENDS = ("inprocess", "gloo", "sim")
 
 
 def make_training(
-    incident: Incident, backend: str, ranks: int | None = None
+    incident: Incident, backend: str, ranks: int | None = None, *, cache_dir: Path | None = None
 ) -> TrainingBackend | None:
     """`inprocess` trains the real replica in this process; `gloo` as `ranks` real processes;
-    `sim` only counts steps (fast, no torch)."""
+    `sim` only counts steps (fast, no torch). `cache_dir` keeps the replica's baseline between
+    runs; without it the baseline lives only as long as this run."""
     if backend == "sim":
         return None
     if backend == "inprocess":
         from drill.engine.replica_training import ReplicaTraining
 
-        return ReplicaTraining(incident, ranks=ranks)
+        return ReplicaTraining(incident, ranks=ranks, cache_dir=cache_dir)
     if backend == "gloo":
         from drill.engine.gloo_training import GlooTraining
 
-        return GlooTraining(incident, ranks=ranks or 2)
+        return GlooTraining(incident, ranks=ranks or 2, cache_dir=cache_dir)
     raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
 
 
@@ -67,6 +69,9 @@ class Drill:
     seed: int
     training: TrainingBackend | None = None
     backend: str = "sim"
+    # Where par, floor and the replica's baseline are cached; the session layer passes
+    # saves/cache. None keeps them for this process only. The engine never picks a folder itself.
+    cache_dir: Path | None = None
     world: World = field(init=False)
     ctx: Context = field(init=False)
     actions: list[ActionResult] = field(default_factory=list, init=False)
@@ -78,9 +83,16 @@ class Drill:
 
     @classmethod
     def create(
-        cls, incident: Incident, seed: int, backend: str = "inprocess", ranks: int | None = None
+        cls,
+        incident: Incident,
+        seed: int,
+        backend: str = "inprocess",
+        ranks: int | None = None,
+        *,
+        cache_dir: Path | None = None,
     ) -> Drill:
-        return cls(incident, seed, make_training(incident, backend, ranks), backend)
+        training = make_training(incident, backend, ranks, cache_dir=cache_dir)
+        return cls(incident, seed, training, backend, cache_dir)
 
     # -- time -------------------------------------------------------------------------------
 

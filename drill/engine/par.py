@@ -1,15 +1,20 @@
 """Par and floor: the same night played by the reference solution and by nobody.
 
 Both are real runs through the same engine and backend, measured like the learner's run, and
-cached per (incident, seed, backend, engine version) so they are paid for once.
+cached so they are paid for once. The cache folder is the caller's choice (the session layer
+passes saves/cache); without one, results are kept for this process only. The key is a hash of
+the engine, simulation, incident-loader and replica source (drill/fingerprint.py), the
+incident's content, the seed, the backend and the torch build, so no code change can serve a
+stale par.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from importlib import metadata
+from pathlib import Path
 
-from drill import ENGINE_VERSION
 from drill.atomic_file import write_text_atomic
 from drill.engine.drill import Drill
 from drill.engine.headless import play
@@ -17,6 +22,7 @@ from drill.engine.outcome import Outcome, measure
 from drill.engine.score import Score, build_score
 from drill.engine.timed import parse_text
 from drill.engine.undisturbed import StepClock, undisturbed_clock
+from drill.fingerprint import source_fingerprint
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident
 
@@ -25,21 +31,35 @@ def incident_fingerprint(incident: Incident) -> str:
     return hashlib.sha256(incident.model_dump_json(by_alias=True).encode()).hexdigest()
 
 
-def play_lines(incident: Incident, seed: int, backend: str, lines: list[str], name: str) -> Drill:
-    drill = Drill.create(incident, seed, backend)
+def play_lines(
+    incident: Incident,
+    seed: int,
+    backend: str,
+    lines: list[str],
+    name: str,
+    *,
+    cache_dir: Path | None = None,
+) -> Drill:
+    drill = Drill.create(incident, seed, backend, cache_dir=cache_dir)
     actions = parse_text("\n".join(lines), name, {f.id for f in incident.faults})
     play(drill, actions)
     return drill
 
 
 def measured_run(
-    incident: Incident, seed: int, backend: str, lines: list[str], name: str
+    incident: Incident,
+    seed: int,
+    backend: str,
+    lines: list[str],
+    name: str,
+    *,
+    cache_dir: Path | None = None,
 ) -> Outcome:
-    return _measured(incident, seed, backend, lines, name)[0]
+    return _measured(incident, seed, backend, lines, name, cache_dir)[0]
 
 
-def _measured(incident, seed, backend, lines, name) -> tuple[Outcome, list[dict]]:
-    drill = play_lines(incident, seed, backend, lines, name)
+def _measured(incident, seed, backend, lines, name, cache_dir) -> tuple[Outcome, list[dict]]:
+    drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir)
     try:
         actions = [
             {
@@ -68,34 +88,68 @@ def step_clock(incident: Incident, seed: int) -> StepClock:
     return _CLOCKS[key]
 
 
-def _cached(incident: Incident, seed: int, backend: str) -> dict:
-    from drill.saves_dir import saves_dir
+def cache_key(incident: Incident, seed: int, backend: str) -> str:
+    """The par/floor cache key: readable at the front, a hash of everything that decides it."""
+    parts = {
+        "source": source_fingerprint(),
+        "incident": incident_fingerprint(incident),
+        "seed": seed,
+        "backend": backend,
+        # The replica's floating-point figures (match, losses) belong to one torch build.
+        "torch": _torch_version() if backend != "sim" else None,
+    }
+    digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+    return f"{incident.id}-s{seed}-{backend}-{digest[:32]}"
 
-    key = f"{incident.id}-{incident_fingerprint(incident)[:16]}-s{seed}-{backend}-e{ENGINE_VERSION}"
-    path = saves_dir() / "cache" / "par" / f"{key}.json"
-    if path.exists():
+
+def _torch_version() -> str | None:
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# Par and floor computed in this process, by cache key: what a caller with no folder gets.
+_MEMORY: dict[str, dict] = {}
+
+
+def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None) -> dict:
+    key = cache_key(incident, seed, backend)
+    path = Path(cache_dir) / "par" / f"{key}.json" if cache_dir is not None else None
+    if path is None and key in _MEMORY:
+        return _MEMORY[key]
+    if path is not None and path.exists():
         try:
             data = json.loads(path.read_text())
             Outcome(**data["par"]), Outcome(**data["floor"])  # still the shape this code reads
             if isinstance(data.get("reference_actions"), list):
                 return data
         except (ValueError, KeyError, TypeError):
-            pass  # a stale or damaged cache entry is recomputed
-    par, actions = _measured(incident, seed, backend, list(incident.reference), "reference")
-    floor = measured_run(incident, seed, backend, [], "nobody")
+            pass  # a damaged cache entry is recomputed
+    par, actions = _measured(
+        incident, seed, backend, list(incident.reference), "reference", cache_dir
+    )
+    floor = measured_run(incident, seed, backend, [], "nobody", cache_dir=cache_dir)
     data = {"par": par.to_json(), "floor": floor.to_json(), "reference_actions": actions}
-    write_text_atomic(path, json.dumps(data, sort_keys=True))
+    if path is None:
+        _MEMORY[key] = data
+    else:
+        write_text_atomic(path, json.dumps(data, sort_keys=True))
     return data
 
 
-def par_and_floor(incident: Incident, seed: int, backend: str) -> tuple[Outcome, Outcome]:
-    data = _cached(incident, seed, backend)
+def par_and_floor(
+    incident: Incident, seed: int, backend: str, *, cache_dir: Path | None = None
+) -> tuple[Outcome, Outcome]:
+    data = _cached(incident, seed, backend, cache_dir)
     return Outcome(**data["par"]), Outcome(**data["floor"])
 
 
-def reference_actions(incident: Incident, seed: int, backend: str) -> list[dict]:
+def reference_actions(
+    incident: Incident, seed: int, backend: str, *, cache_dir: Path | None = None
+) -> list[dict]:
     """The reference solution's actions as the engine played them: time, clock, text."""
-    return list(_cached(incident, seed, backend)["reference_actions"])
+    return list(_cached(incident, seed, backend, cache_dir)["reference_actions"])
 
 
 def score_against(
@@ -114,8 +168,10 @@ def score_against(
     )
 
 
-def score_outcome(incident: Incident, seed: int, backend: str, mine: Outcome) -> Score:
-    par, floor = par_and_floor(incident, seed, backend)
+def score_outcome(
+    incident: Incident, seed: int, backend: str, mine: Outcome, *, cache_dir: Path | None = None
+) -> Score:
+    par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir)
     return score_against(incident, mine, par, floor)
 
 
@@ -127,4 +183,4 @@ def measure_drill(drill: Drill) -> Outcome:
 
 def score_drill(drill: Drill) -> Score:
     mine = measure_drill(drill)
-    return score_outcome(drill.incident, drill.seed, drill.backend, mine)
+    return score_outcome(drill.incident, drill.seed, drill.backend, mine, cache_dir=drill.cache_dir)

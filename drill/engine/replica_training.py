@@ -85,12 +85,6 @@ class ReplicaReport:
         }
 
 
-def default_cache_dir() -> Path:
-    from drill.saves_dir import saves_dir
-
-    return saves_dir() / "cache"
-
-
 def replica_for(incident: Incident):
     """The learner job's replica, loaded (its factory imported) and checked for the night.
 
@@ -130,8 +124,10 @@ class ReplicaTraining:
                 f"--ranks {self.full_ranks} must divide the replica's global batch of"
                 f" {self.replica.global_batch}"
             )
-        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.run_dir = make_temp_dir(f"drill-{incident.id}-")
+        # The caller (the session layer) picks where the baseline is kept between runs; with
+        # none it is trained into this run's own folder and goes when the run closes.
+        self.cache_dir = Path(cache_dir) if cache_dir else self.run_dir / "baseline-cache"
         self.store = CheckpointStore(self.run_dir, config_hash=self.replica.config_hash)
         self.trainer = None
         self.steps_trained = 0

@@ -33,6 +33,7 @@ import yaml
 from yaml.events import AliasEvent, MappingStartEvent, SequenceStartEvent, StreamEndEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from drill.errors import InternalError
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 
 MAX_FILE_BYTES = 256 * 1024
@@ -261,7 +262,12 @@ class LocatedDocument:
 
 
 def load_yaml_document(text: str, filename: str) -> LocatedDocument:
-    """Parse one incident document from text; raise IncidentError listing what is wrong."""
+    """Parse one incident document from text; raise IncidentError listing what is wrong.
+
+    Anything else that goes wrong is a bug in drill (or in PyYAML), not in the file, so it is
+    raised as InternalError, never dressed up as a problem at 1:1 that sends the author hunting
+    for a mistake their file does not have.
+    """
     try:
         return _load(text, filename)
     except IncidentError:
@@ -272,12 +278,7 @@ def load_yaml_document(text: str, filename: str) -> LocatedDocument:
         line, col = exc.position
         raise IncidentError([Problem(filename, line, col, exc.message)]) from None
     except Exception as exc:
-        # The promise is that only IncidentError gets out, even from a parser bug.
-        message = (
-            f"could not read this YAML ({type(exc).__name__} inside the parser); simplify the"
-            " file near its end or report it with the file attached"
-        )
-        raise IncidentError([Problem(filename, 1, 1, message)]) from None
+        raise InternalError(f"reading {filename}", exc) from exc
 
 
 def load_yaml_file(path: str | os.PathLike[str], filename: str | None = None) -> LocatedDocument:
@@ -545,14 +546,27 @@ class _Builder:
         return text
 
     def convert(self, node: ScalarNode, construct: Any, expected: str) -> Any:
+        """PyYAML's own constructor for a scalar whose tag says bool, int or float.
+
+        Text an explicit tag forces onto the wrong type reaches here: PyYAML answers ValueError
+        (`!!int abc`) or KeyError (`!!bool maybe`, a lookup in its table of words). For text
+        with no digits once `_` and one sign are dropped (`!!int ''`, `!!float -`) it would
+        index an empty string, so that case is refused before the call. Any other exception is
+        a bug and is not caught.
+        """
+        if not _unsigned(node.value.replace("_", "")):
+            return self._not(node, expected)
         try:
             return construct(node)
-        except (ValueError, KeyError, IndexError, TypeError, OverflowError, yaml.YAMLError):
-            self.report(
-                node.start_mark,
-                f"'{_clip(node.value)}' is not {expected}; write {expected} or drop the tag",
-            )
-            return _INVALID
+        except (ValueError, KeyError):
+            return self._not(node, expected)
+
+    def _not(self, node: ScalarNode, expected: str) -> Any:
+        self.report(
+            node.start_mark,
+            f"'{_clip(node.value)}' is not {expected}; write {expected} or drop the tag",
+        )
+        return _INVALID
 
     def number(self, node: ScalarNode, construct: Any, expected: str) -> Any:
         if len(node.value) > MAX_NUMBER_TEXT:
@@ -576,6 +590,10 @@ class _Builder:
             )
             return _INVALID
         return value
+
+
+def _unsigned(text: str) -> str:
+    return text[1:] if text[:1] in ("+", "-") else text
 
 
 def _clip(text: str, limit: int = 40) -> str:

@@ -18,15 +18,15 @@ from pathlib import Path
 
 from drill.incident.errors import IncidentError
 from drill.incident.loader import LoadedIncident, load_incident
+from drill.paths import incidents_dir
 from drill.saves.model import Save, SaveError
 
 MAX_INCIDENT_BYTES = 2_000_000
 
 
 def shipped_incidents_dir() -> Path:
-    # The shipped incidents' folder. (When drill.paths finds them with importlib.resources,
-    # this returns drill.paths.incidents_dir().)
-    return Path(__file__).resolve().parents[2] / "incidents"
+    """The shipped incidents' folder, found with importlib.resources (drill/paths.py)."""
+    return incidents_dir()
 
 
 def resolve_saved_incident(save: Save) -> LoadedIncident:

@@ -141,8 +141,14 @@ class NightDriver:
                 if self.closed or worker.is_cancelled:
                     return
                 try:
+                    from drill.saves_dir import cache_dir
+
                     spare = Drill.create(
-                        self.spec.incident, self.spec.seed, self.spec.backend, self.spec.ranks
+                        self.spec.incident,
+                        self.spec.seed,
+                        self.spec.backend,
+                        self.spec.ranks,
+                        cache_dir=cache_dir(),
                     )
                     try:
                         self.baseline = tuple(spare.baseline_losses())
@@ -278,13 +284,15 @@ class NightDriver:
         if self._stopping(worker):
             return None
         self._progress(1, None)
-        par_and_floor(drill.incident, drill.seed, drill.backend)
+        par_and_floor(drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir)
         if self._stopping(worker):
             return None
         self._progress(2, None)
         score = self.session.finish()  # type: ignore[union-attr]
         self.finished = True
-        reference = reference_actions(drill.incident, drill.seed, drill.backend)
+        reference = reference_actions(
+            drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir
+        )
         mine = [
             {"time": a.time, "clock": drill.clock(a.time), "text": a.text, "accepted": a.accepted}
             for a in drill.actions

@@ -28,7 +28,7 @@ def runbooks(incident_path: Path) -> list[str]:
 def main() -> int:
     for old in GOLDEN.glob("*.jsonl"):
         old.unlink()
-    for incident_path in sorted((REPO / "incidents").glob("*.yaml")):
+    for incident_path in sorted((REPO / "drill" / "incidents").glob("*.yaml")):
         relative = incident_path.relative_to(REPO)
         for name in runbooks(incident_path):
             save = GOLDEN / f"{incident_path.stem}--{name}.jsonl"

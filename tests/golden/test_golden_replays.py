@@ -36,7 +36,7 @@ def expectations() -> dict[str, dict]:
 
 def test_every_shipped_incident_has_goldens():
     stems = {p.name.split("--")[0] for p in GOLDEN}
-    shipped = {p.stem for p in (REPO / "incidents").glob("*.yaml")}
+    shipped = {p.stem for p in (REPO / "drill" / "incidents").glob("*.yaml")}
     assert shipped <= stems, (
         f"missing goldens for {sorted(shipped - stems)}; run tests/golden/regenerate.py"
     )

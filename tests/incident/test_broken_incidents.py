@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from drill.engine.static_check import check
+from drill.incident.errors import IncidentError
+from drill.incident.loader import load_incident
+
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "broken"
 TABLE = BROKEN / "expected.txt"
@@ -96,6 +100,26 @@ def test_broken_file_is_reported_where_the_problem_is(
     prefix = f"{shown}:{expected.line}:{expected.col}: "
     hits = [line for line in lines if line.startswith(prefix) and expected.words in line]
     assert hits, f"expected {prefix}...{expected.words}...; got:\n" + "\n".join(lines)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_file_is_reported_where_the_problem_is_in_process(name: str) -> None:
+    """The same table through the loader and the static checks in this process, the way
+    `drill validate` calls them, so coverage and mutation tools see which code each row runs."""
+    expected = EXPECTED[name]
+    path = BROKEN / name
+    try:
+        found = check(load_incident(path))
+    except IncidentError as exc:
+        found = exc.problems
+    assert found, "no problem reported"
+    assert all(problem.path == str(path) for problem in found), found
+    hits = [
+        p
+        for p in found
+        if (p.line, p.col) == (expected.line, expected.col) and expected.words in p.message
+    ]
+    assert hits, f"expected {expected.line}:{expected.col} ...{expected.words}...; got {found}"
 
 
 def test_the_table_points_at_real_lines() -> None:

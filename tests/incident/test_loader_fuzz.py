@@ -18,7 +18,7 @@ from drill.incident.errors import IncidentError, Problem
 from drill.incident.loader import LoadedIncident, load_incident
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted((REPO / "incidents").glob("*.yaml"))
+SHIPPED = sorted((REPO / "drill" / "incidents").glob("*.yaml"))
 TEXTS = [path.read_text(encoding="utf-8") for path in SHIPPED]
 
 FUZZ = settings(

@@ -12,7 +12,7 @@ from drill.incident.models import Incident
 from drill.incident.yaml_source import load_yaml_document, load_yaml_file
 
 REPO = Path(__file__).resolve().parents[2]
-GUIDE = REPO / "incidents" / "README.md"
+GUIDE = REPO / "drill" / "incidents" / "README.md"
 TEXT = GUIDE.read_text(encoding="utf-8")
 
 
@@ -48,7 +48,7 @@ def test_the_annotated_example_is_the_shipped_dead_rank_incident() -> None:
     blocks = re.findall(r"```yaml\n(.*?)```", TEXT, flags=re.DOTALL)
     example = next(block for block in blocks if "id: dead-rank" in block)
     written = load_yaml_document(example, "README.md").data
-    shipped = load_yaml_file(REPO / "incidents" / "dead-rank.yaml").data
+    shipped = load_yaml_file(REPO / "drill" / "incidents" / "dead-rank.yaml").data
     assert written == shipped, (
         "the annotated example in incidents/README.md drifted from dead-rank.yaml"
     )
@@ -60,7 +60,7 @@ def test_the_guide_mentions_the_whole_workflow() -> None:
         "drill new",
         "drill validate",
         "drill test",
-        "drill schema -o incidents/schema.json",
+        "drill schema -o drill/incidents/schema.json",
     ):
         assert command in TEXT
 

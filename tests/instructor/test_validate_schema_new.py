@@ -20,11 +20,11 @@ from drill.incident.loader import load_incident
 from drill.incident.yaml_source import load_yaml_file
 
 REPO = Path(__file__).resolve().parents[2]
-INCIDENTS = REPO / "incidents"
+INCIDENTS = REPO / "drill" / "incidents"
 SCHEMA_FILE = INCIDENTS / "schema.json"
 SHIPPED = sorted(INCIDENTS.glob("*.yaml"))
 SCHEMA_COMMENT = "# yaml-language-server: $schema=./schema.json"
-REGENERATE = "run `drill schema -o incidents/schema.json` and commit the result"
+REGENERATE = "run `drill schema -o drill/incidents/schema.json` and commit the result"
 
 
 def drill(*args: str) -> subprocess.CompletedProcess:
@@ -72,7 +72,7 @@ def test_drill_schema_matches_the_committed_schema() -> None:
     assert done.returncode == 0, done.stderr
     committed = SCHEMA_FILE.read_text(encoding="utf-8")
     assert done.stdout == committed, (
-        "incidents/schema.json is out of date with drill/incident/models.py; " + REGENERATE
+        "drill/incidents/schema.json is out of date with drill/incident/models.py; " + REGENERATE
     )
 
 
@@ -93,7 +93,9 @@ def test_shipped_incident_validates_against_the_schema(path: Path, schema: dict[
     data = load_yaml_file(path).data
     errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.path))
     shown = [f"{'/'.join(map(str, e.path)) or '(top)'}: {e.message}" for e in errors]
-    assert not shown, f"{path.name} does not match incidents/schema.json:\n" + "\n".join(shown)
+    assert not shown, f"{path.name} does not match drill/incidents/schema.json:\n" + "\n".join(
+        shown
+    )
 
 
 def test_the_schema_rejects_an_unknown_key_as_drill_validate_does(schema: dict[str, Any]) -> None:

@@ -157,7 +157,7 @@ def test_choosing_a_replica_imports_neither_torch_nor_the_replica(tmp_path) -> N
     code = f"""
 import sys
 from pathlib import Path
-from drill.commands.resolve import resolve_incident
+from drill.incident.library import resolve_incident
 from drill.replica_choice import choose_replica, project_replica
 loaded = resolve_incident("dead-rank")
 assert project_replica(Path({str(tmp_path)!r})) == "someones.replica:make"

@@ -14,7 +14,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from drill.commands.resolve import resolve_incident
+from drill.incident.library import resolve_incident
 from drill.session import open_resume
 from drill.tui.app import DrillApp
 from tests.tui.tuikit import screen_name, to_night, type_line, until

@@ -57,7 +57,7 @@ def test_replay_verify_passes_on_a_fresh_save_and_fails_on_an_altered_action(tmp
 
 def test_a_changed_incident_is_refused_naming_both_hashes(tmp_path):
     incident = tmp_path / "dead-rank.yaml"
-    incident.write_text((REPO / "incidents" / "dead-rank.yaml").read_text())
+    incident.write_text((REPO / "drill" / "incidents" / "dead-rank.yaml").read_text())
     save = tmp_path / "night.jsonl"
     assert (
         run_drill(

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from drill.commands.resolve import resolve_incident
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.par import measured_run, par_and_floor, score_against
 from drill.engine.score import Score
 from drill.engine.timed import parse_text
 from drill.incident.clock import NightClock
+from drill.incident.library import resolve_incident
 from drill.incident.models import Incident
 
 

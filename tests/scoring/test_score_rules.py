@@ -241,7 +241,7 @@ def test_a_fault_aimed_at_a_job_strikes_it_when_it_next_runs():
 
 
 def test_drill_test_fails_when_the_reference_is_worse_than_a_graded_runbook(tmp_path):
-    data = yaml.safe_load((REPO / "incidents" / "dead-rank.yaml").read_text())
+    data = yaml.safe_load((REPO / "drill" / "incidents" / "dead-rank.yaml").read_text())
     good, bad = data["reference"], data["runbooks"][0]["actions"]
     data["reference"], data["runbooks"][0]["actions"] = bad, good
     path = tmp_path / "swapped.yaml"
@@ -260,7 +260,7 @@ def test_drill_test_fails_when_the_reference_is_worse_than_a_graded_runbook(tmp_
 
 
 def test_drill_test_fails_a_reference_line_the_engine_refuses(tmp_path):
-    data = yaml.safe_load((REPO / "incidents" / "tutorial.yaml").read_text())
+    data = yaml.safe_load((REPO / "drill" / "incidents" / "tutorial.yaml").read_text())
     data["reference"].insert(1, "+0s release tiny-train")  # parses, but it is not held
     path = tmp_path / "refused.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drill.commands.resolve import resolve_incident
 from drill.engine.drill import Drill
+from drill.incident.library import resolve_incident
 from drill.tui.widgets.cluster_map import ClusterMap, cell_line_count, cell_lines, map_lines
 from tests.tui.fleet import ISLANDS, YOURS, fleet_snapshot
 from tests.tui.tuikit import sync

@@ -282,7 +282,7 @@ async def test_quit_asks_first_and_closes_the_save(tmp_path):
 
 @sync
 async def test_resume_carries_on_a_saved_night(tmp_path):
-    from drill.commands.resolve import resolve_incident
+    from drill.incident.library import resolve_incident
 
     first = make_app("dead-rank", tmp_path=tmp_path)
     async with first.run_test(size=(100, 30)) as pilot:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drill.commands.resolve import resolve_incident
 from drill.engine.drill import Drill
+from drill.incident.library import resolve_incident
 from drill.tui.completion import Names, complete, usage_line
 from drill.tui.pacing import Pacing, parse_speed
 from drill.tui.screens.plan import costs, defaults, plan_lines

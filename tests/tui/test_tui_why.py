@@ -401,7 +401,7 @@ async def test_history_is_kept_across_sessions(tmp_path):
 
 @sync
 async def test_resume_starts_with_the_saved_log_and_history(tmp_path):
-    from drill.commands.resolve import resolve_incident
+    from drill.incident.library import resolve_incident
 
     first = make_app("dead-rank", tmp_path=tmp_path, config_dir=tmp_path / "one")
     async with first.run_test(size=BIG) as pilot:

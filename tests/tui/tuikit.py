@@ -6,7 +6,7 @@ import asyncio
 import functools
 from pathlib import Path
 
-from drill.commands.resolve import resolve_incident
+from drill.incident.library import resolve_incident
 from drill.tui.app import DrillApp
 
 SIZE = (120, 40)

@@ -22,8 +22,8 @@ class Entry:
 
 
 def load_entries(saves_dir: Path | None) -> tuple[list[Entry], list[str]]:
-    from drill.commands.resolve import shipped_incident_files
     from drill.incident.errors import IncidentError
+    from drill.incident.library import shipped_incident_files
     from drill.incident.loader import load_incident
     from drill.saves import best_scores
 
