@@ -257,6 +257,16 @@ def replica_figures_differ(save: Save) -> bool:
 
 
 def mismatch(save: Save, found: Difference) -> ReplayMismatch:
+    engine = save.header.get("engine_version")
+    if engine is not None and engine != ENGINE_VERSION:
+        # Not the learner's night that changed but the game: say that first.
+        return ReplayMismatch(
+            save.path,
+            found.line,
+            f"the engine changed since this save was made (it was scored by engine"
+            f" {str(engine)[:12]}, this drill is {ENGINE_VERSION[:12]}), so the night replays"
+            f" differently; the first difference: {found}",
+        )
     return ReplayMismatch(save.path, found.line, f"{found}{provenance(save)}")
 
 

@@ -165,3 +165,14 @@ def test_replica_figures_have_a_tolerance_only_when_the_save_came_from_elsewhere
     assert not same_text(log.replace("1.2345", "1.4000"), log, tolerant=True)
     assert not same_text(log.replace("step 150", "step 149"), log, tolerant=True)
     assert not same_text(log.replace("1.2345", "1.2350"), log, tolerant=False)
+
+
+def test_a_save_from_another_engine_says_the_engine_changed(night, tmp_path):
+    rows = records(night)
+    rows[0]["engine_version"] = "0" * 64  # scored by some other build of the game
+    rows[3]["result"] = rows[3]["result"] + " (as the old engine put it)"
+    path = write_records(tmp_path / "old-engine.jsonl", rows)
+    message = differs(verify(path))
+    assert "the engine changed since this save was made" in message
+    assert "scored by engine 000000000000" in message
+    assert "the first difference" in message and ":4:" in message

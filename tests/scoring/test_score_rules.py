@@ -285,3 +285,31 @@ def test_scores_of_the_same_night_agree_whatever_the_time_slicing():
     while not coarse.over:
         coarse.advance(7.0)
     assert measure_drill(fine) == measure_drill(coarse)
+
+
+@pytest.mark.slow
+def test_loading_a_checkpoint_verify_reported_bad_is_counted_from_the_bytes():
+    """`ckpt verify` says FAILED, the learner restarts from it anyway, without verify on resume:
+    the replica read bytes that do not match the manifest, and integrity counts it."""
+    spec = job_spec(
+        "train",
+        yours=True,
+        gpus=8,
+        steps=120,
+        checkpoint={"every": 20, "keep": 3, "write_time": "20s"},
+        replica={"width": 16, "heads": 2, "ranks": 2, "global_batch": 8},
+    )
+    rot = {"id": "rot", "kind": "corrupt_checkpoint", "at": "10m", "target": {"job": "train"}}
+    night = build(jobs=[spec], faults=[rot], reference=["03:12 status train"])
+    d = Drill.create(night, 1, "inprocess")
+    try:
+        d.advance(660)
+        [pick] = d.world.faults.chosen["rot"]
+        assert "FAILED" in d.act(f"ckpt verify train {pick.step}").output
+        assert d.act(f"restart train --from {pick.step}").accepted
+        d.play_out()
+        outcome = measure_drill(d)
+    finally:
+        d.close()
+    assert outcome.corrupt_loaded == 1
+    assert outcome.corrupt_caught >= 1
