@@ -1,33 +1,40 @@
-"""One module per CLI command; each turns known errors into UserError lines."""
+"""One module per CLI command; each turns known errors into UserError lines.
+
+A command's module is imported only when it runs, so `drill` (the picker) does not pay for the
+engine, the scorer and the exports before its first frame.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 
-from drill.engine.timed import ActionsFileError
+from drill.engine.actions.errors import ActionsFileError
 from drill.incident.errors import IncidentError
+
+HANDLERS = {
+    "run": ("run", "run"),
+    "play": ("play", "play"),
+    "serve": ("serve", "serve"),
+    "list": ("listing", "list_incidents"),
+    "replay": ("replay", "replay"),
+    "validate": ("authoring", "validate"),
+    "schema": ("authoring", "schema"),
+    "new": ("authoring", "new"),
+    "test": ("testing", "run_tests"),
+    "runbook": ("exports", "runbook"),
+    "report": ("exports", "report"),
+}
 
 
 def run_command(name: str, args: argparse.Namespace) -> int:
-    from drill.commands import authoring, exports, listing, play, replay, run, serve, testing
     from drill.errors import UserError
     from drill.saves import SaveError
 
-    handlers = {
-        "run": run.run,
-        "play": play.play,
-        "serve": serve.serve,
-        "list": listing.list_incidents,
-        "replay": replay.replay,
-        "validate": authoring.validate,
-        "schema": authoring.schema,
-        "new": authoring.new,
-        "test": testing.run_tests,
-        "runbook": exports.runbook,
-        "report": exports.report,
-    }
+    module, function = HANDLERS[name]
+    handler = getattr(importlib.import_module(f"drill.commands.{module}"), function)
     try:
-        return handlers[name](args)
+        return handler(args)
     except (IncidentError, ActionsFileError, SaveError) as exc:
         raise UserError(str(exc)) from None
     except ValueError as exc:

@@ -15,7 +15,6 @@ from drill.incident.errors import IncidentError
 from drill.incident.library import resolve_incident, shipped_incident_files
 from drill.replica_choice import choose_replica, project_replica, refuse_other_replica
 from drill.saves.files import check_new_save_path
-from drill.session import OptionError, check_ranks, check_seed, open_resume
 
 
 def play(args: argparse.Namespace) -> int:
@@ -29,6 +28,9 @@ def play(args: argparse.Namespace) -> int:
 
 def app_options(args: argparse.Namespace) -> dict:
     """The DrillApp's keyword arguments from `drill play`'s (or `drill serve`'s) flags."""
+    # Here, not at the top: the session brings the engine, which the picker's first frame
+    # does not need.
+    from drill.session import OptionError, check_ranks, check_seed, open_resume
     from drill.tui.pacing import DEFAULT_SPEED, MAX_SPEED, MIN_SPEED
 
     incident_name = getattr(args, "incident", None)

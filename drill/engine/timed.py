@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from drill.engine.actions.errors import Reject
+from drill.engine.actions.errors import ActionsFileError, Reject
 from drill.engine.actions.parser import parse
 from drill.incident import units
 
@@ -27,12 +27,6 @@ _TIME = re.compile(
     r"^(?P<base>\d{1,2}:\d{2}(?::\d{2})?|\{fault\.[a-z0-9-]+\.time\})?(?:\+(?P<plus>[0-9smhd.]+))?$"
 )
 MAX_ACTIONS = 2000
-
-
-class ActionsFileError(Exception):
-    def __init__(self, path: str, line: int, col: int, message: str):
-        super().__init__(f"{path}:{line}:{col}: {message}")
-        self.path, self.line, self.col, self.message = path, line, col, message
 
 
 @dataclass(frozen=True)

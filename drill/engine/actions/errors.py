@@ -27,3 +27,11 @@ def unknown(kind: str, word: str, choices: Iterable[str]) -> Reject:
         if options
         else f"no {kind} named {word!r}"
     )
+
+
+class ActionsFileError(Exception):
+    """A line of an actions file (or a reference line) that cannot be played: path:line:col."""
+
+    def __init__(self, path: str, line: int, col: int, message: str):
+        super().__init__(f"{path}:{line}:{col}: {message}")
+        self.path, self.line, self.col, self.message = path, line, col, message
