@@ -108,3 +108,36 @@ def test_hints_beat_deleting_a_checkpoint_and_late_beats_harming_others_on_sim(s
 @pytest.mark.parametrize("seed", [1, 2])
 def test_hints_beat_deleting_a_checkpoint_and_late_beats_harming_others_on_the_replica(seed):
     _hints_and_harms(seed, "inprocess")
+
+
+def _faster(seed: int, backend: str) -> None:
+    """Acting sooner than the reference is not punished: pages that the fix itself caused, or
+    that arrive after the last action, are each measured from their own arrival."""
+    fix = dead_rank_runbooks(seed)["blind restart at the first page"]
+    f = facts("dead-rank", seed)
+    node = f.node
+    fast = [
+        f"{f.at(f.first_page + 30)} ack all",
+        "+0s status llm-pretrain",
+        f"+0s health {node}",
+        f"+0s drain {node}",
+        f"+0s restart llm-pretrain --from latest --exclude {node}",
+        f"+0s swap {node}",
+        "+0s note fell off the bus; drained, restarted without it, spare in",
+    ]
+    assert fix  # the first page is known at this seed
+    faster = score_of("dead-rank", seed, backend, fast)
+    ref = reference_score("dead-rank", seed, backend)
+    assert faster.total >= ref.total - 0.5, (faster.total, ref.total)
+    assert faster.component("discipline").points == faster.component("discipline").weight
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_acting_sooner_than_the_reference_costs_nothing_on_sim(seed):
+    _faster(seed, "sim")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_acting_sooner_than_the_reference_costs_nothing_on_the_replica(seed):
+    _faster(seed, "inprocess")

@@ -313,3 +313,26 @@ def test_loading_a_checkpoint_verify_reported_bad_is_counted_from_the_bytes():
         d.close()
     assert outcome.corrupt_loaded == 1
     assert outcome.corrupt_caught >= 1
+
+
+def test_a_graded_runbook_is_scored_with_the_references_pages_and_notes():
+    """So `drill test` blames the component the runbook's mistake is in, not its paperwork."""
+    from drill.commands.testing import with_reference_discipline
+
+    dead_rank = incident("dead-rank")
+    par, floor = par_and_floor(dead_rank, 1, "sim")
+    bare = dead_rank.runbooks[0].actions[1:]  # the same runbook without its `ack all`
+    mine = measured_run(dead_rank, 1, "sim", [f"03:31 {bare[0].split(' ', 1)[1]}", *bare[1:]], "x")
+    assert mine.pages_acked_in_time < par.pages_acked_in_time and mine.notes == 0
+    judged = with_reference_discipline(mine, par)
+    assert (judged.pages_due, judged.pages_acked_in_time, judged.notes) == (
+        par.pages_due,
+        par.pages_acked_in_time,
+        par.notes,
+    )
+    assert (judged.changes, judged.changes_after_look) == (mine.changes, mine.changes_after_look)
+    assert judged.discipline > mine.discipline
+    lost = score_against(dead_rank, judged, par, floor)
+    ref = score_against(dead_rank, par, par, floor)
+    worst = max(lost.components, key=lambda c: ref.component(c.name).points - c.points)
+    assert worst.name == "progress"
