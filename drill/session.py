@@ -265,18 +265,20 @@ def mismatch(save: Save, found: Difference) -> ReplayMismatch:
             found.line,
             f"the engine changed since this save was made (it was scored by engine"
             f" {str(engine)[:12]}, this drill is {ENGINE_VERSION[:12]}), so the night replays"
-            f" differently; the first difference: {found}",
+            f" differently; the first difference: {found}{provenance(save, engine=False)}",
         )
     return ReplayMismatch(save.path, found.line, f"{found}{provenance(save)}")
 
 
-def provenance(save: Save) -> str:
-    """What a reader of a verify message should know about where the save came from."""
+def provenance(save: Save, engine: bool = True) -> str:
+    """What a reader of a verify message should know about where the save came from: another
+    engine, and replica figures from another machine compared within tolerance (so what differs
+    is a decision)."""
     notes = []
-    engine = save.header.get("engine_version")
-    if engine is not None and engine != ENGINE_VERSION:
+    made_by = save.header.get("engine_version")
+    if engine and made_by is not None and made_by != ENGINE_VERSION:
         notes.append(
-            f"the save was made by engine version {engine}, this drill runs {ENGINE_VERSION}"
+            f"the save was made by engine {str(made_by)[:12]}, this drill is {ENGINE_VERSION[:12]}"
         )
     if replica_figures_differ(save):
         notes.append(

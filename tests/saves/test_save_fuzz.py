@@ -110,8 +110,9 @@ def decided(raw: bytes) -> list:
         text = record.get("text")
         if record.get("type") == "action" and isinstance(text, str) and text.startswith("note "):
             # A note's words are the learner's own, like the text lines: replaying the save
-            # plays whatever words it holds, and no decision of the game depends on them.
-            record = {**record, "text": "note"}
+            # plays whatever words it holds, and no decision of the game depends on them, except
+            # whether they can be typed at all: a line that is not printable is refused.
+            record = {**record, "text": f"note printable={text.isprintable()}"}
         kept.append(record)
     return kept
 
