@@ -252,8 +252,8 @@ VERBS: dict[str, Verb] = {
             look.health,
             60,
             args=(Arg("node", NODE),),
-            detail="The kernel log shows Xid codes. Xid 13, 31 and 43 usually point at the application;"
-            " 48, 79, 94 and 95 at the hardware: drain the node and swap it.",
+            detail="It shows each GPU's state and the node's recent kernel log, where the driver"
+            " prints Xid lines.",
         ),
         Verb(
             "df",
