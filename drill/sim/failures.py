@@ -317,6 +317,10 @@ class Failures:
             for cause in sorted(self._flaps[leaf]):
                 self._flap_hits(job, leaf, cause)
 
+    def leaf_flapping(self, leaf: str) -> bool:
+        """Whether the leaf's uplink is still going down and up."""
+        return bool(self._flaps.get(leaf))
+
     def leaf_slowdown(self, leaf: str | None) -> float:
         flaps = self._flaps.get(leaf, {}) if leaf else {}
         return max((factor for factor, _ in flaps.values()), default=1.0)
