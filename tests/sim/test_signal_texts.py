@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import pytest
 
+from drill.engine.drill import Drill
 from drill.faults.xids import XIDS, xid_lines
 from drill.sim.jobs import COMPLETED, FAILED, RUNNING
 from drill.sim.torchrun import collective_seq
-from tests.drillkit import SECRET_FAULT_ID, drill, job_spec, learner_outputs, with_fault
+from tests.drillkit import (
+    SECRET_FAULT_ID,
+    build,
+    drill,
+    job_spec,
+    learner_outputs,
+    with_fault,
+)
 
 AT = 600.0
 RANK = 9  # gpu-a-2, local rank 1
@@ -173,3 +181,60 @@ def test_a_short_flap_does_not_fail_the_job():
     d = night({"kind": "link_flap", "duration": "20s", "target": {"leaf": "leaf-a1"}})
     d.advance(7200)
     assert d.learner_job.state == COMPLETED and len(d.learner_job.attempts) == 1
+
+
+def test_the_fill_page_and_df_agree_on_how_full_the_volume_is():
+    incident = build(
+        jobs=[job_spec("train", yours=True, checkpoint={"every": 20, "volume": "scratch"})],
+        storage=[
+            {
+                "name": "scratch",
+                "capacity": "100TB",
+                "used": "85TB",
+                "read_bandwidth": "10GB/s",
+                "write_bandwidth": "10GB/s",
+                "df_lag": "10m",
+                "tenants": [{"team": "vision", "rate": "20TB/h", "start": "03:00"}],
+            }
+        ],
+    )
+    d = Drill(incident, 1)
+    d.advance(3600)
+    pages = [a for a in d.world.pager.alerts if a.source == "scratch"]
+    assert pages, "the volume filled"
+    page = pages[-1]
+    d2 = Drill(incident, 1)
+    d2.advance(page.time)
+    df_row = d2.act("df scratch").output.splitlines()[1].split()
+    assert f"is {df_row[4]} full" in page.text, (page.text, df_row)
+
+
+def test_the_enospc_text_is_torchs_without_an_errno():
+    incident = build(
+        jobs=[
+            job_spec(
+                "train",
+                yours=True,
+                model_params="70B",
+                bytes_per_param=14,
+                checkpoint={"every": 20, "volume": "scratch"},
+            )
+        ],
+        storage=[
+            {
+                "name": "scratch",
+                "capacity": "2TB",
+                "used": "1.5TB",
+                "read_bandwidth": "20GB/s",
+                "write_bandwidth": "10GB/s",
+            }
+        ],
+    )
+    d = Drill(incident, 1)
+    d.advance(3600)
+    log = learner_outputs(d, "train", [])["logs train --rank 0"]
+    assert (
+        "[rank0]: RuntimeError: PytorchStreamWriter failed writing file data/0: file write failed"
+        in log
+    )
+    assert "Errno" not in log and "No space left" not in log
