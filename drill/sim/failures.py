@@ -62,10 +62,13 @@ class Failures:
     ) -> None:
         """A rank stops inside a collective: everyone else waits for it until the timeout.
 
-        `how` says what happens to the real process behind that rank, when there is one: "kill"
-        when it is gone (its GPU fell off the bus, its node stopped), "hang" when it is alive
-        but stuck in software. A stall that clears by itself leaves the real processes alone.
-        Stalls compose: the gang moves again only when every cause has cleared.
+        `how` says what stopped it: "kill" when its GPU or node is gone from under it, "hang"
+        when it is alive but stuck in software. Either way its peers see no closed connection,
+        only silence, so the real process behind it (a multi-process replica) is frozen, and
+        the real survivors raise their process group's timeout; the night then fails at that
+        timeout, not at the NCCL watchdog's. A stall that clears by itself leaves the real
+        processes alone. Stalls compose: the gang moves again only when every cause has
+        cleared.
         """
         world = self.world
         attempt = job.current
@@ -77,9 +80,11 @@ class Failures:
             return
         cause = cause or f"rank {rank}"
         attempt.stall_causes.add(cause)
+        first = attempt.stall_wake is None
         if clears_after is None:
             attempt.hung_ranks[rank] = how
-        if attempt.stall_wake is None:
+            self._real_fault(job, attempt, rank, "hang")
+        if first:
             world.progress_stopped(job, f"rank {rank} stopped")
             attempt.stall_wake = world.env.event()
             attempt.stalled_at = world.now
@@ -89,8 +94,6 @@ class Failures:
             world.env.process(self._progress_alert(job, attempt))
         if clears_after is not None:
             world.env.process(self._unstall_after(job, attempt, clears_after, cause))
-        else:
-            self._real_fault(job, attempt, rank, how)
 
     def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
         """Do to the real worker process what the night did to the rank (a multi-process
@@ -126,25 +129,27 @@ class Failures:
         """
         world = self.world
         stalled_at = attempt.stalled_at
-        yield world.env.timeout(job.collective_timeout)
+        real = bool(attempt.real_errors) and job.spec is not None
+        # Real gloo processes raised their own process group timeout: the night fails at it.
+        timeout = job.spec.process_group_timeout if real else job.collective_timeout
+        yield world.env.timeout(timeout)
         if attempt.ended or attempt.stalled_at != stalled_at:
             return
         ms = int(job.collective_timeout * 1000)
         seq = collective_seq(job.step) + 1  # the first collective of the step that never ended
         survivors = [r for r in range(job.world) if r not in attempt.hung_ranks]
-        if attempt.real_errors:
-            # The real gloo processes raised their own timeout: that is what the ranks print.
-            survivors = []
+        reporter = next((r for r in survivors if r != dead_rank), 0)
+        node, local, pid = self._where(job, reporter)
+        if real:
+            # What the ranks print is what the real processes raised, already in their logs;
+            # they exit with it (status 1), and the page quotes them, not the NCCL watchdog.
+            world.log(job, None, agent_failed(local, pid, 1))
+            world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
+            return
         for rank in survivors:
             for line in watchdog_lines(rank, seq, ms):
                 world.log(job, rank, line)
-        reporter = (
-            survivors[0]
-            if survivors
-            else min((r for r in range(job.world) if r != dead_rank), default=0)
-        )
-        node, local, pid = self._where(job, reporter)
-        error = watchdog_lines(reporter, seq, ms)[0] if survivors else ""
+        error = watchdog_lines(reporter, seq, ms)[0]
         world.log(job, None, agent_failed(local, pid, SIGABRT))
         world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
 
