@@ -26,7 +26,7 @@ Reader = Callable[[str, str, Mapping[str, Any]], Any]
 @dataclass(frozen=True)
 class ArgType:
     shown: str  # how usage writes it: NODE, STEP|latest|scratch, +SIZE
-    names: str | None = None  # "node", "job", "volume", "page": a name the world must have
+    names: str | None = None  # "node", "job", "volume", "page", "leaf": a name the world must have
     read: Reader | None = None  # None: the word as typed
     rest: bool = False  # takes every word to the end of the line (free text, a verb name)
     many: bool = False  # a comma-separated list, like NODE,...
@@ -118,7 +118,7 @@ NODE = ArgType("NODE", names="node")
 NODES = ArgType("NODE,...", names="node", many=True, spares=True)
 JOB = ArgType("JOB", names="job")
 VOLUME = ArgType("VOLUME", names="volume")
-LEAF = ArgType("LEAF")  # a leaf switch, like leaf-a1: checked against the cluster when it runs
+LEAF = ArgType("LEAF", names="leaf")  # a leaf switch, like leaf-a1
 PAGE = ArgType("ALERT|all", names="page")
 STEP = ArgType("STEP", read=_step)
 RESUME = ArgType("STEP|latest|scratch", read=_resume_point)
