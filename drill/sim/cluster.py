@@ -70,6 +70,7 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    address: str = ""  # its IP on the compute fabric, as NCCL names a peer
 
     @property
     def gpu_count(self) -> int:
@@ -100,6 +101,10 @@ class Cluster:
         self.nodes: dict[str, Node] = {}
         self.islands: dict[str, list[str]] = {}
         self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
+        # What each leaf switch logged about its ports (the fabric manager's event view), and
+        # how often each uplink went down: a flap shows there, not in the nodes' kernel logs.
+        self.switch_log: dict[str, list[tuple[float, str]]] = {}
+        self.uplink_downs: dict[str, int] = {}
         for island in spec.islands:
             self.islands[island.name] = []
         for slot in layout(spec):
@@ -115,6 +120,7 @@ class Cluster:
 
     def _add(self, node: Node) -> None:
         node.pid_base = 40000 + 1000 * len(self.nodes)
+        node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
         self.nodes[node.name] = node
 
     def in_service(self) -> list[Node]:
