@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
+from drill.engine.shown_text import fill_shown
 from drill.incident.units import format_duration
 from drill.sim import operations as ops
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
@@ -188,8 +189,9 @@ def hint(ctx: Context, call: Call) -> str:
         raise Reject(f"the next hint unlocks in {format_duration(wait)}")
     index = unlocked[0]
     ctx.hints_shown.append(index)
-    ctx.world.emit("hint", "hint", hints[index].text, index=index)
-    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {hints[index].text}"
+    text = fill_shown(ctx.world, hints[index].text)  # `{fault.ID.node}` as this night chose
+    ctx.world.emit("hint", "hint", text, index=index)
+    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {text}"
 
 
 def wait(ctx: Context, call: Call) -> str:
