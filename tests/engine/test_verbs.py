@@ -79,6 +79,8 @@ COSTS = [
     ([], "cordon gpu-b-1", 15),
     (["cordon gpu-b-1"], "uncordon gpu-b-1", 15),
     ([], "drain gpu-b-2", 15),
+    ([], "cordon-leaf leaf-b1", 15),
+    ([], "drain-leaf leaf-b2", 15),
     ([], "reboot gpu-b-3", 30),
     ([], "swap gpu-b-4", 60),
     ([], "cancel eval", 15),
@@ -155,6 +157,8 @@ EFFECTS = [
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("uncordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("drain gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("cordon-leaf leaf-a1", "act", ("cluster", None)),
+    ("drain-leaf leaf-a1", "act", ("cluster", None)),
     ("reboot gpu-a-1", "act", ("node", "gpu-a-1")),
     ("swap gpu-a-1", "act", ("node", "gpu-a-1")),
     ("cancel eval", "act", ("job", "eval")),
@@ -209,7 +213,18 @@ def test_set_and_checkpoint_deletes_are_changes_to_the_job():
 
 SECTIONS = {
     "queue": {"queue", "status", "restart", "requeue", "cancel", "hold", "release", "priority"},
-    "health": {"health", "logs", "nodes", "cordon", "uncordon", "drain", "reboot", "swap"},
+    "health": {
+        "health",
+        "logs",
+        "nodes",
+        "cordon",
+        "uncordon",
+        "drain",
+        "cordon-leaf",
+        "drain-leaf",
+        "reboot",
+        "swap",
+    },
     "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
     "3am": {"ack", "note", "hint", "wait", "help"},
 }
@@ -493,7 +508,7 @@ NOT_A_VERB = {
     ("runbook.py", "health"): "the runbook's Health section",
     ("runbook.py", "quota"): "an alert text pattern",
     ("timed.py", "nodes"): "the {fault.ID.nodes} template field",
-    ("headless.py", "nodes"): "the {fault.ID.nodes} template field",
+    ("shown_text.py", "nodes"): "the {fault.ID.nodes} template field",
     ("account.py", "hint"): "a timeline event kind",
     ("argtypes.py", "priority"): "the words 'priority class' in a message",
 }
