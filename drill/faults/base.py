@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
@@ -110,6 +110,8 @@ class Names:
     islands: set[str]
     jobs: dict[str, int]  # job name -> its GPUs (ranks)
     cluster_mtbf: float | None
+    volumes: dict[str, int] = field(default_factory=dict)  # volume name -> its capacity
+    teams: set[str] = field(default_factory=set)  # every team a job or a quota names
 
 
 Check = Callable[[Any, Names], list[tuple[Loc, str]]]

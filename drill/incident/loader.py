@@ -89,6 +89,9 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
         islands=islands,
         jobs={job.name: job.gpus for job in incident.jobs},
         cluster_mtbf=incident.cluster.mtbf,
+        volumes={volume.name: volume.capacity for volume in incident.storage},
+        teams={job.team for job in incident.jobs}
+        | {team for volume in incident.storage for team in volume.quotas},
     )
     for f, fault in enumerate(incident.faults):
         base = ("faults", f)

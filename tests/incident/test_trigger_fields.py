@@ -116,3 +116,71 @@ def test_every_template_field_is_accepted_in_shown_text(tmp_path):
     )
     hints = [{"after": "1m", "text": text + " {fault.gpu-dies.island_nodes} {fault.gpu-dies.time}"}]
     assert loaded(tmp_path, faults=[GPU_DIES], hints=hints).incident.hints
+
+
+# -- the storage fault kinds' own fields ------------------------------------------------------
+
+SCRATCH = {
+    "name": "scratch",
+    "capacity": "20TB",
+    "quotas": {"ml": "5TB"},
+    "read_bandwidth": "10GB/s",
+    "write_bandwidth": "10GB/s",
+}
+
+
+def storage_fault(**fields) -> dict:
+    return {"id": "disk", "at": "10m", **fields}
+
+
+@pytest.mark.parametrize(
+    ("fault", "marker", "words"),
+    [
+        (
+            storage_fault(kind="volume_fill", volume="scrach", rate="1TB/h"),
+            "volume: scrach",
+            "did you mean 'scratch'",
+        ),
+        (
+            storage_fault(kind="volume_fill", volume="scratch", rate="0TB/h"),
+            "rate: 0TB/h",
+            "use 1.0MB/s",
+        ),
+        (
+            storage_fault(kind="volume_fill", volume="scratch", rate="1TB/h", team="mll"),
+            "team: mll",
+            "no job or quota names team 'mll'",
+        ),
+        (
+            storage_fault(kind="quota_cut", volume="scratch", team="ml", quota="30TB"),
+            "quota: 30TB",
+            "more than the volume holds",
+        ),
+        (
+            storage_fault(kind="quota_cut", volume="scratch", quota="1TB"),
+            "id: disk",
+            "missing required key 'team'",
+        ),
+        (
+            storage_fault(kind="slow_disk", volume="scratch", slowdown=0.5),
+            "slowdown: 0.5",
+            "at least 1, got 0.5",
+        ),
+        (
+            storage_fault(kind="slow_disk", volume="nowhere"),
+            "volume: nowhere",
+            "no volume named 'nowhere'",
+        ),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_a_wrong_storage_fault_field_is_located(tmp_path, fault, marker, words):
+    problem, line = refused(tmp_path, marker, faults=[fault], storage=[SCRATCH])
+    assert words in problem.message, problem
+    assert problem.line == line, (problem, line)
+
+
+def test_a_storage_fault_in_a_night_without_volumes_says_to_add_one(tmp_path):
+    fault = storage_fault(kind="slow_disk", volume="scratch")
+    problem, line = refused(tmp_path, "volume: scratch", faults=[fault])
+    assert "has no `storage:` volumes" in problem.message and problem.line == line
