@@ -41,6 +41,7 @@ class FreeIndex:
         # node position -> (island, index in that island's member list), for island members.
         self.member: dict[int, tuple[str, int]] = {}
         self.members_seen: dict[str, int] = {}
+        self.members_total = 0
         self._read_members()
         cluster.changed.update(self.names)
         self.sync()
@@ -58,13 +59,11 @@ class FreeIndex:
                 self.member[position] = (island, index)
                 self.cluster.changed.add(members[index])
             self.members_seen[island] = len(members)
+        self.members_total = sum(self.members_seen.values())
 
     def sync(self) -> None:
         cluster = self.cluster
-        if len(self.members_seen) != len(cluster.islands) or any(
-            self.members_seen.get(island) != len(members)
-            for island, members in cluster.islands.items()
-        ):
+        if sum(map(len, cluster.islands.values())) != self.members_total:
             self._read_members()
         if not cluster.changed:
             return
@@ -139,18 +138,26 @@ class Scratch:
     """One pass's working copy of the index: placement takes GPUs here, not on the cluster."""
 
     def __init__(self, index: FreeIndex):
+        # Copy on write: most passes place nothing, and they need not copy the index to see so.
         self.index = index
         self.gpn = index.gpn
-        self.count = list(index.count)
-        self.buckets = [list(bucket) for bucket in index.buckets]
-        self.whole = {island: list(members) for island, members in index.whole.items()}
+        self.count = index.count
+        self.buckets = index.buckets
+        self.whole = index.whole
+        self.owned = False
+
+    def _own(self) -> None:
+        if not self.owned:
+            self.count = list(self.count)
+            self.buckets = [list(bucket) for bucket in self.buckets]
+            self.whole = {island: list(members) for island, members in self.whole.items()}
+            self.owned = True
 
     def copy(self) -> Scratch:
         other = Scratch.__new__(Scratch)
         other.index, other.gpn = self.index, self.gpn
-        other.count = list(self.count)
-        other.buckets = [list(bucket) for bucket in self.buckets]
-        other.whole = {island: list(members) for island, members in self.whole.items()}
+        other.count, other.buckets, other.whole = self.count, self.buckets, self.whole
+        other.owned = False
         return other
 
     def adjust(self, position: int, delta: int) -> None:
@@ -161,6 +168,7 @@ class Scratch:
         new = min(self.gpn, max(0, old + delta))
         if new == old:
             return
+        self._own()
         bucket = self.buckets[old]
         del bucket[bisect_left(bucket, position)]
         insort(self.buckets[new], position)
