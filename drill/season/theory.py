@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass
 
 from drill.incident.models import Incident
+from drill.season.progress import kept_steps as _kept
 from drill.sim.rng import substream
 from drill.sim.world import World
 
@@ -175,20 +176,6 @@ def play_night(incident: Incident, seed: int) -> Night:
     )
     kept = (_kept(job) - window["kept"]) * job.step_time
     return Night(incident.night.length - window["start"], kept, failures)
-
-
-def _kept(job) -> int:
-    """The steps the job keeps at this moment: its own step while it trains, the checkpoint it
-    will resume from while it is stopped or stalled (the steps since then are already lost)."""
-    attempt = job.current
-    training = (
-        attempt is not None
-        and attempt.training
-        and not attempt.ended
-        and not attempt.crashed
-        and attempt.stall_wake is None
-    )
-    return job.step if training else (job.checkpoints.latest_step or 0)
 
 
 @dataclass(frozen=True)
