@@ -48,6 +48,7 @@ from drill.incident.fields import (
     Text,
     located,
 )
+from drill.incident.season import Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 
@@ -552,6 +553,10 @@ class Incident(Strict):
         description="test seeds, 0 to 4294967295",
     )
     debrief: Debrief = Field(Debrief(), description="what the learner reads after the night")
+    season: Season | None = Field(
+        None,
+        description="weeks of the fleet's failures played by standing policies (`drill season`)",
+    )
 
     @field_validator("schema_version")
     @classmethod
