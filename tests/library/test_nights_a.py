@@ -26,6 +26,16 @@ NIGHTS = {
             "restart-from-scratch": (True, {"progress"}),
         },
     ),
+    "no-room-for-the-gang": (
+        ("sim",),
+        (1, 2),
+        {
+            "wait-for-the-spare": (True, {"progress", "time_to_recovery"}),
+            # Preempting a team in the same class harms more than doing nothing: the guide's
+            # `score_max` case, so it is held below the reference, not above doing nothing.
+            "bump-to-urgent": (True, {"collateral"}),
+        },
+    ),
 }
 
 
@@ -42,11 +52,11 @@ def _night(name: str, seed: int, backend: str):
             mine = with_reference_discipline(mine, par)
         graded[book.name] = (mine, score_against(incident, mine, par, floor))
     assert set(graded) == set(books), f"{name}: runbooks {sorted(graded)}, pinned {sorted(books)}"
-    return par, floor, ref, nothing, graded, books
+    return incident, par, floor, ref, nothing, graded, books
 
 
 def _check(name: str, seed: int, backend: str) -> None:
-    par, floor, ref, nothing, graded, books = _night(name, seed, backend)
+    incident, par, floor, ref, nothing, graded, books = _night(name, seed, backend)
     assert par.recovered, f"{name} seed {seed}: the reference did not recover"
     assert not floor.recovered, f"{name} seed {seed}: doing nothing recovered"
     assert nothing.total < 40, f"{name} seed {seed}: doing nothing scored {nothing.total}"
@@ -54,7 +64,11 @@ def _check(name: str, seed: int, backend: str) -> None:
         recovered, loses_in = books[book]
         shown = f"{name} seed {seed} {backend} {book}: {score.total} (nothing {nothing.total}, ref {ref.total})"
         assert mine.recovered == recovered, shown
-        assert nothing.total < score.total < ref.total, shown
+        limit = next(b.expect.score_max for b in incident.runbooks if b.name == book)
+        if limit is None:
+            assert nothing.total < score.total < ref.total, shown
+        else:
+            assert score.total <= limit and score.total < ref.total, shown
         lost = {c.name: ref.component(c.name).points - c.points for c in score.components}
         worst = max(lost.values())
         most = {c for c, v in lost.items() if abs(v - worst) < 0.01}
