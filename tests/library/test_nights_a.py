@@ -16,6 +16,8 @@ from drill.engine.par import measured_run, par_and_floor, score_against
 from drill.incident.library import resolve_incident
 
 # incident id -> (backends, seeds, {runbook name: (recovered, components it may lose most in)})
+# Doing nothing never recovers, except where NOTHING_RECOVERS says the job's own retries bring
+# it back (and the night is lost to where they bring it back from).
 # "inprocess" is the real replica; a night whose lesson is the weights runs there too.
 NIGHTS = {
     "corrupt-checkpoint": (
@@ -24,6 +26,14 @@ NIGHTS = {
         {
             "restart-from-latest": (True, {"integrity", "progress"}),
             "restart-from-scratch": (True, {"progress"}),
+        },
+    ),
+    "failures-at-scale": (
+        ("sim",),
+        (2, 3),
+        {
+            "keep-the-default": (True, {"progress", "plan"}),
+            "checkpoint-every-25": (True, {"progress"}),
         },
     ),
     "no-room-for-the-gang": (
@@ -37,6 +47,7 @@ NIGHTS = {
         },
     ),
 }
+NOTHING_RECOVERS = {"failures-at-scale"}
 
 
 def _night(name: str, seed: int, backend: str):
@@ -58,7 +69,7 @@ def _night(name: str, seed: int, backend: str):
 def _check(name: str, seed: int, backend: str) -> None:
     incident, par, floor, ref, nothing, graded, books = _night(name, seed, backend)
     assert par.recovered, f"{name} seed {seed}: the reference did not recover"
-    assert not floor.recovered, f"{name} seed {seed}: doing nothing recovered"
+    assert floor.recovered == (name in NOTHING_RECOVERS), f"{name} seed {seed}: doing nothing"
     assert nothing.total < 40, f"{name} seed {seed}: doing nothing scored {nothing.total}"
     for book, (mine, score) in graded.items():
         recovered, loses_in = books[book]
