@@ -16,8 +16,9 @@ from drill.engine.par import measured_run, par_and_floor, score_against
 from drill.incident.library import resolve_incident
 
 # incident id -> (backends, seeds, {runbook name: (recovered, components it may lose most in)})
-# Doing nothing never recovers, except where NOTHING_RECOVERS says the job's own retries bring
-# it back (and the night is lost to where they bring it back from).
+# Doing nothing never recovers, except where NOTHING_RECOVERS says the job keeps training by
+# itself (its retries bring it back, or a straggler never stops it) and the night is lost to
+# how far behind it trains.
 # "inprocess" is the real replica; a night whose lesson is the weights runs there too.
 NIGHTS = {
     "corrupt-checkpoint": (
@@ -36,6 +37,14 @@ NIGHTS = {
             "checkpoint-every-25": (True, {"progress"}),
         },
     ),
+    "thermal-straggler": (
+        ("sim",),
+        (1, 2),
+        {
+            "restart-in-place": (True, {"progress"}),
+            "wait-for-it-to-cool": (True, {"progress"}),
+        },
+    ),
     "no-room-for-the-gang": (
         ("sim",),
         (1, 2),
@@ -47,7 +56,7 @@ NIGHTS = {
         },
     ),
 }
-NOTHING_RECOVERS = {"failures-at-scale"}
+NOTHING_RECOVERS = {"failures-at-scale", "thermal-straggler"}
 
 
 def _night(name: str, seed: int, backend: str):
