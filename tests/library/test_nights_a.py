@@ -45,6 +45,14 @@ NIGHTS = {
             "wait-for-it-to-cool": (True, {"progress"}),
         },
     ),
+    "flapping-leaf": (
+        ("sim",),
+        (1, 2),
+        {
+            "let-the-retries-handle-it": (False, {"progress", "recovered"}),
+            "exclude-the-nodes-not-the-leaf": (True, {"progress"}),
+        },
+    ),
     "no-room-for-the-gang": (
         ("sim",),
         (1, 2),
