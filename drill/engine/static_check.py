@@ -97,9 +97,9 @@ def _is_template(word: str) -> bool:
 
 
 def _names(
-    text: str, nodes: set[str], jobs: set[str], volumes: set[str], leaves: set[str]
+    text: str, nodes: set[str], jobs: set[str], volumes: set[str], leaves: set[str] = frozenset()
 ) -> list[str]:
-    """Every node, job, volume and leaf the line names, by its verb's argument types."""
+    """Every node, leaf, job and volume the line names, by its verb's argument types."""
     command = parse(text, stand_in=_is_template)
     pools = {"node": nodes, "job": jobs, "volume": volumes, "leaf": leaves}
     problems = []

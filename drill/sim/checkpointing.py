@@ -37,6 +37,10 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     policy = job.policy
     step = job.step
     size = checkpoint_size(world, job)
+    # A fault waiting for this write strikes now, before the write is planned.
+    world.faults.checkpoint_starting(job)
+    if attempt.ended:
+        return False
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if not policy.atomic and job.checkpoints.get(step) is not None:
         # Opening the final path for writing truncates the old file: its space is free now.
