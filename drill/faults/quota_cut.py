@@ -2,8 +2,8 @@
 
 Signals: none at the moment it happens unless `notice` is set (an info page from the storage
 team, as a ticket or a mail would say it); `df` shows the team's use against the new quota; the
-next checkpoint write that passes it fails with `[Errno 122] Disk quota exceeded`, and the job
-fails with it. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
+next checkpoint write that passes it fails as torch prints any failed write (`PytorchStreamWriter
+failed writing file data/0: file write failed`, no errno), and the job fails with it. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
 the volume's `quota_requests` says.
 """
 

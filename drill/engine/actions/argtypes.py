@@ -119,7 +119,6 @@ LEAF = ArgType("LEAF", names="leaf")
 NODES = ArgType("NODE,...", names="node", many=True, spares=True)
 JOB = ArgType("JOB", names="job")
 VOLUME = ArgType("VOLUME", names="volume")
-LEAF = ArgType("LEAF")  # a leaf switch, like leaf-a1: checked against the cluster when it runs
 PAGE = ArgType("ALERT|all", names="page")
 STEP = ArgType("STEP", read=_step)
 RESUME = ArgType("STEP|latest|scratch", read=_resume_point)
