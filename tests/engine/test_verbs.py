@@ -429,6 +429,8 @@ PLAN = {"job": "train", "choices": {"ckpt-every": {"min": 20, "max": 100}}}
         ("03:10 ckpt prune train 2", "usage: ckpt prune JOB --keep N"),
         ("03:10 health gpu-q-9", "names node 'gpu-q-9', which does not exist"),
         ("03:10 restart train --include gpu-q-9", "names node 'gpu-q-9', which does not exist"),
+        ("03:10 fabric leaf-q9", "names leaf 'leaf-q9', which does not exist"),
+        ("03:10 stack train many", "rank must be a whole number, got 'many'"),
     ],
 )
 def test_a_reference_line_the_engine_would_refuse_fails_validate_at_its_line(

@@ -54,7 +54,7 @@ def clusters(draw) -> dict[str, Any]:
 def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> dict[str, Any]:
     fault: dict[str, Any] = {"id": f"f{index}", "kind": kind, "at": draw(st.integers(60, 7200))}
     if kind == "gpu_xid":
-        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 79, 94, 95, 63]))
+        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 63, 64, 74, 79, 94, 95, 119, 7]))
     if index and draw(st.booleans()):
         # Its clock starts at something in the night: an earlier fault, a restart, a write, a page.
         event = draw(st.sampled_from(["fault", "restart", "checkpoint", "page"]))
