@@ -28,6 +28,13 @@ class Gpu:
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
     throttles: dict[str, float] = field(default_factory=dict)
+    # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 74, 119, a pending
+    # row remap (drill/sim/gpu_state.py).
+    needs_reset: bool = False
+    remap_pending: bool = False
+    # Memory still held after its process died: (the pid nvidia-smi last showed, MiB). A
+    # start-up on this GPU runs out of memory; a reset or a reboot frees it.
+    held_by: tuple[int, int] | None = None
 
     @property
     def throttled(self) -> float:
@@ -70,6 +77,11 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    # What a start-up on this node meets besides its GPUs (drill/sim/gpu_state.py): /dev/shm
+    # full of stale segments, the NVSwitch fabric manager not running.
+    shm_full: bool = False
+    fabric_manager_up: bool = True
+    fabric_manager_fails_on_boot: bool = False
 
     @property
     def gpu_count(self) -> int:
@@ -100,6 +112,8 @@ class Cluster:
         self.nodes: dict[str, Node] = {}
         self.islands: dict[str, list[str]] = {}
         self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
+        # What each leaf switch logged (port state changes), for a switch or fabric view.
+        self.switch_log: dict[str, list[tuple[float, str]]] = {}
         for island in spec.islands:
             self.islands[island.name] = []
         for slot in layout(spec):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.sim import checkpointing
+from drill.sim import checkpointing, gpu_state
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
 
@@ -34,6 +34,15 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         setup += world.checkpoint_read_time(job)
     yield env.timeout(setup)
     if attempt.ended:
+        return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        rank, node, gpu, lines, raised = blocked
+        for line in lines:
+            world.log(job, rank, line)
+        text = f"[rank {rank}] {raised}"
+        world.log(job, rank, text)
+        world.end_attempt(job, FAILED, f"{text}; worker exited at start-up")
         return
     broken = _broken_rank(world, job)
     if broken is not None:
@@ -137,6 +146,10 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     job.elapsed_before = 0.0
     yield world.env.timeout(5.0)
     if attempt.ended:
+        return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        world.end_attempt(job, FAILED, f"[rank {blocked[0]}] {blocked[4]}")
         return
     broken = _broken_rank(world, job)
     if broken is not None:
