@@ -22,6 +22,7 @@ from drill.faults import (
     ib_flap,
     kill_rank,
     link_flap,
+    nfs_hang,
     node_down,
     quota_cut,
     random_failures,
@@ -50,6 +51,7 @@ _MODULES = (
     shm_full,
     fabric_manager_down,
     ib_flap,
+    nfs_hang,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 

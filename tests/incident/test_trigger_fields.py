@@ -203,6 +203,8 @@ def test_a_storage_fault_in_a_night_without_volumes_says_to_add_one(tmp_path):
         ({"kind": "ib_flap", "every": "10s"}, "every: 10s", "closer flaps are one long outage"),
         ({"kind": "ib_flap", "target": {"leaf": "leaf-z9"}}, "leaf: leaf-z9", "no leaf named"),
         ({"kind": "shm_full", "target": {"node": "gpu-q-1"}}, "node: gpu-q-1", "no node named"),
+        ({"kind": "nfs_hang", "path": "data/shard"}, "path: data/shard", "use an absolute path"),
+        ({"kind": "nfs_hang", "server": "NFS 1"}, "server: NFS 1", "must match the pattern"),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
 )
