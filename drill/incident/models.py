@@ -150,6 +150,10 @@ class Retry(Strict):
 
 
 class CheckpointSettings(Strict):
+    enabled: bool = Field(
+        True,
+        description="false: the job's script writes no checkpoints at all; a restart starts over",
+    )
     every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
     keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
     atomic: bool = Field(

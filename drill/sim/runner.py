@@ -114,7 +114,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
         if job.step % STEP_LOG_EVERY == 0:
             job.log.step_marks.append((env.now, job.step, loss))
-        if job.step % job.policy.every == 0 and job.step < job.steps:
+        if job.policy.enabled and job.step % job.policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return
