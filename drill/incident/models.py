@@ -451,6 +451,11 @@ class Expectation(Strict):
         description="for the reference: the most effective steps behind the undisturbed run it"
         " may end",
     )
+    backend: Literal["any", "replica"] = Field(
+        "any",
+        description="any: checked on every backend; replica: only where the replica really"
+        " trains (its lesson is in the loss), skipped with --backend sim",
+    )
 
 
 class GradedRunbook(Strict):
