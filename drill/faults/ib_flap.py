@@ -47,9 +47,7 @@ class IbFlap(FaultBase):
 
 
 def _address(world: World, node: str) -> str:
-    names = list(world.cluster.nodes)
-    index = names.index(node) if node in names else 0
-    return f"10.12.{index // 250}.{10 + index % 250}"
+    return world.cluster.nodes[node].address
 
 
 def fire(world: World, fault: IbFlap, picks: list[Pick]) -> None:
@@ -65,9 +63,11 @@ def _flapping(world: World, fault: IbFlap, leaf: str):
 
 
 def _flap_once(world: World, leaf: str) -> None:
-    log = world.cluster.switch_log.setdefault(leaf, [])
-    log.append((world.now, f"{leaf}: port {UPLINK_PORT} state changed to DOWN (LinkDown)"))
-    log.append((world.now + 4, f"{leaf}: port {UPLINK_PORT} state changed to ACTIVE (LinkUp)"))
+    cluster = world.cluster
+    cluster.uplink_downs[leaf] = cluster.uplink_downs.get(leaf, 0) + 1
+    log = cluster.switch_log.setdefault(leaf, [])  # as link_flap writes it, for `fabric`
+    log.append((world.now, f"{leaf} port 1/{UPLINK_PORT} (uplink): link down"))
+    log.append((world.now, f"{leaf} port 1/{UPLINK_PORT} (uplink): link up"))
     behind = set(world.cluster.leaves[leaf][1])
     for job in sorted(world.running_jobs(), key=lambda j: j.name):
         attempt = job.current

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration, format_size
 from drill.sim.checkpoints import CheckpointRecord
+from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.storage import WritePlan
+from drill.sim.torchrun import agent_failed, child_failed
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -70,11 +72,13 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         return False
     if plan.fails:
         _torn_or_lost(world, job, step, size, plan.fraction, plan.error)
-        text = f"[rank 0] RuntimeError: {WRITER_ERROR} ({plan.error})"
+        # torch prints its writer's words only: no errno, so a full volume and a spent quota
+        # read the same here, and `df` tells them apart.
+        text = f"[rank0]: RuntimeError: {WRITER_ERROR}"
         world.log(job, 0, text)
-        world.end_attempt(
-            job, FAILED, f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}"
-        )
+        node, local, pid = rank_place(world, job, 0)
+        world.log(job, None, agent_failed(local, pid, 1))
+        world.end_attempt(job, FAILED, child_failed(node, 0, local, pid, 1, text))
         return False
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
     replaced = job.checkpoints.get(step)

@@ -72,6 +72,11 @@ COSTS = [
     ([], "logs train", 30),
     ([], "logs train --rank 3", 30),
     ([], "health gpu-a-1", 60),
+    ([], "perf train", 30),
+    ([], "stack train 3", 30),
+    ([], "gpus gpu-a-1", 20),
+    ([], "fabric", 30),
+    ([], "fabric leaf-a1", 30),
     ([], "df", 10),
     ([], "df scratch", 10),
     ([], "ckpt list train", 15),
@@ -151,6 +156,10 @@ EFFECTS = [
     ("nodes", "look", ("cluster", None)),
     ("logs train --rank 2", "look", ("job", "train")),
     ("health gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("perf train", "look", ("job", "train")),
+    ("stack train 3", "look", ("job", "train")),
+    ("gpus gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("fabric leaf-a1", "look", ("cluster", None)),
     ("df", "look", ("cluster", None)),
     ("df scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
@@ -220,6 +229,10 @@ SECTIONS = {
         "health",
         "logs",
         "nodes",
+        "perf",
+        "stack",
+        "gpus",
+        "fabric",
         "cordon",
         "uncordon",
         "drain",
@@ -255,8 +268,9 @@ REFUSED_ON_OTHERS = {
     "ckpt verify",
     "ckpt rm",
     "ckpt prune",
+    "stack",
 }
-ALLOWED_ON_OTHERS = {"status", "logs", "cancel", "requeue"}
+ALLOWED_ON_OTHERS = {"status", "logs", "perf", "cancel", "requeue"}
 
 
 def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
@@ -515,6 +529,8 @@ NOT_A_VERB = {
     ("shown_text.py", "nodes"): "the {fault.ID.nodes} template field",
     ("account.py", "hint"): "a timeline event kind",
     ("argtypes.py", "priority"): "the words 'priority class' in a message",
+    ("account.py", "gpus"): "a job's GPU count in the account",
+    ("collateral.py", "gpus"): "a job's GPU count",
 }
 
 

@@ -200,7 +200,8 @@ def test_an_ib_flap_fails_nccl_within_seconds_and_again_until_the_gang_leaves_th
     assert first.ended and first.end <= 600 + 6, "within seconds, not at the watchdog"
     assert "transport retry counter exceeded" in first.why
     assert "NCCL WARN NET/IB : Got completion from peer" in all_logs(d)
-    assert d.world.cluster.switch_log["leaf-a1"][0][1].startswith("leaf-a1: port 33")
+    assert d.world.cluster.switch_log["leaf-a1"][0][1] == "leaf-a1 port 1/33 (uplink): link down"
+    assert "leaf-a1" in d.act("fabric").output
     assert all(
         "port" not in text
         for node in ("gpu-a-1", "gpu-a-2")
@@ -213,3 +214,39 @@ def test_an_ib_flap_fails_nccl_within_seconds_and_again_until_the_gang_leaves_th
     d.advance(2400)
     assert d.learner_job.state == RUNNING and d.learner_job.current.training
     assert not {"gpu-a-1", "gpu-a-2"} & set(d.learner_job.nodes)
+
+
+# -- what the look verbs show of this state ---------------------------------------------------
+
+
+def test_gpus_shows_memory_a_dead_process_holds_with_no_process_listed():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    out = d.act("gpus gpu-a-1").output
+    row = next(line for line in out.splitlines() if line.startswith("3 "))
+    assert "75776MiB / " in row, out
+    assert "No running processes found" in out
+
+
+def test_gpus_shows_a_pending_row_remap_until_a_reset():
+    d = night({"kind": "gpu_needs_reset", "xid": 63, "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    assert "GPU 3: Remapped Rows Pending: Yes" in d.act("gpus gpu-a-1").output
+    assert d.act("reset gpu-a-1 --gpu 3").accepted
+    assert "Remapped Rows" not in d.act("gpus gpu-a-1").output
+
+
+def test_stack_shows_the_nfs_read_a_rank_is_blocked_in():
+    job = job_spec("train", yours=True, collective_timeout="3h", nodes=["gpu-a-1", "gpu-a-2"])
+    fault = {
+        "kind": "nfs_hang",
+        "path": "/mnt/data/shard-7.bin",
+        "target": {"job": "train", "rank": 2},
+    }
+    d = night(fault, job=job)
+    d.advance(900)
+    out = d.act("stack train 2").output
+    assert "(idle)" in out and "readinto (<built-in>) reading /mnt/data/shard-7.bin" in out
+    assert "all_reduce" in d.act("stack train 3").output, "the others wait in the collective"
