@@ -146,3 +146,25 @@ def test_a_slow_disk_slows_the_checkpoint_read_of_a_restart():
     normal.advance(120)
     slow = d.world.checkpoint_read_time(d.learner_job)
     assert slow == pytest.approx(10 * normal.world.checkpoint_read_time(normal.learner_job))
+
+
+def test_a_fault_can_follow_the_page_of_the_failed_write():
+    fill = {
+        "id": "fill",
+        "kind": "volume_fill",
+        "at": "10m",
+        "volume": "scratch",
+        "rate": "100TB/s",
+    }
+    later = {
+        "id": "later",
+        "kind": "node_down",
+        "at": "5m",
+        "trigger": {"event": "page", "text": "file write failed"},
+        "target": {"node": "gpu-b-1"},
+    }
+    d = drill(build(jobs=[TRAIN], storage=[SCRATCH], faults=[fill, later]))
+    d.advance(3600)
+    [page] = [a for a in d.world.pager.alerts if "file write failed" in a.text][:1]
+    assert page.severity == "critical"
+    assert d.world.faults.fired_at["later"] == pytest.approx(float(int(page.time + 300) + 1), abs=1)
