@@ -111,6 +111,14 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 (*base, "at"),
                 "this fault can fire after the night ends; move it earlier or shorten the jitter",
             )
+    plan = incident.plan
+    planned = next((j for j in incident.jobs if plan and j.name == plan.job), None)
+    if plan and plan.choices and planned is not None and not planned.checkpoint.enabled:
+        add(
+            ("plan", "choices"),
+            f"{planned.name} writes no checkpoints (`checkpoint: {{enabled: false}}`), so there"
+            " is no checkpoint setting to choose; drop the choices or enable its checkpoints",
+        )
     for loc, message in check_triggers(incident.faults, names):
         add(loc, message)
     fault_ids = {fault.id for fault in incident.faults}

@@ -156,6 +156,10 @@ class Retry(Strict):
 
 
 class CheckpointSettings(Strict):
+    enabled: bool = Field(
+        True,
+        description="false: the job's script writes no checkpoints at all; a restart starts over",
+    )
     every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
     keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
     atomic: bool = Field(
@@ -455,6 +459,11 @@ class Expectation(Strict):
         le=1_000_000,
         description="for the reference: the most effective steps behind the undisturbed run it"
         " may end",
+    )
+    backend: Literal["any", "replica"] = Field(
+        "any",
+        description="any: checked on every backend; replica: only where the replica really"
+        " trains (its lesson is in the loss), skipped with --backend sim",
     )
 
 
