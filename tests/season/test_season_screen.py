@@ -37,14 +37,10 @@ async def test_keys_move_one_policy_and_play_the_season_again():
         first = app.screen.figures
         assert first.policies["auto_drain"] is False
         await pilot.press("d")
-        await until(
-            pilot, lambda: app.screen.figures.policies["auto_drain"] is True, loud=False
-        )
+        await until(pilot, lambda: app.screen.figures.policies["auto_drain"] is True, loud=False)
         assert "drain on hardware Xid yes" in static_text(app, "#season-policies")
         await pilot.press("left_square_bracket")
-        await until(
-            pilot, lambda: app.screen.figures.policies["checkpoint_every"] == 5, loud=False
-        )
+        await until(pilot, lambda: app.screen.figures.policies["checkpoint_every"] == 5, loud=False)
         assert "Effective training" in static_text(app, "#season-summary")
 
 
