@@ -202,3 +202,22 @@ def test_the_shipped_fleet_season_runs_from_the_command_line():
     assert figures["length"] == 28 * 86400
     assert len(figures["interruptions"]) >= 10
     assert 0.5 < figures["effective_share"] < 1.0
+
+
+def test_a_season_is_the_same_in_another_process_with_another_hash_seed():
+    import os
+
+    outs = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-m", "drill", "season", str(SMALL), "--seed", "9", "--json"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        assert done.returncode == 0, done.stderr
+        outs.append(done.stdout)
+    assert outs[0] == outs[1]
