@@ -20,8 +20,11 @@ from drill.faults import (
     kill_rank,
     link_flap,
     node_down,
+    quota_cut,
     random_failures,
+    slow_disk,
     straggler,
+    volume_fill,
 )
 from drill.faults.base import FaultBase, Kind, Pick
 
@@ -34,6 +37,9 @@ _MODULES = (
     link_flap,
     random_failures,
     corrupt_checkpoint,
+    volume_fill,
+    quota_cut,
+    slow_disk,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 

@@ -23,8 +23,11 @@ from drill.incident import units
 from drill.incident.bounds import (
     DAY,
     HOUR,
+    MAX_ARRIVALS_PER_HOUR,
     MAX_COUNTED_STEPS,
-    MAX_QUEUE_SCANS,
+    MAX_NIGHT,
+    MAX_NODES,
+    MAX_QUEUED_JOBS,
     MAX_REPLICA_STEPS,
     MINUTE,
     counts,
@@ -68,8 +71,10 @@ class Night(Strict):
     @field_validator("length")
     @classmethod
     def _length(cls, value: float) -> float:
-        if not 600 <= value <= 12 * 3600:
-            raise ValueError("the night must last between 10m and 12h")
+        if not 600 <= value <= MAX_NIGHT:
+            raise ValueError(
+                f"the night must last between 10m and {units.format_duration(MAX_NIGHT)}"
+            )
         return value
 
 
@@ -132,9 +137,9 @@ class Cluster(Strict):
                 "name",
             )
         total = sum(i.leaves * i.nodes_per_leaf + i.spares for i in self.islands)
-        if total > 4096:
+        if total > MAX_NODES:
             raise located(
-                f"the cluster has {total} nodes; at most 4096 are supported, so use fewer"
+                f"the cluster has {total} nodes; at most {MAX_NODES} are supported, so use fewer"
                 " leaves, nodes per leaf or spares",
                 "islands",
             )
@@ -368,7 +373,10 @@ class JobSpec(Strict):
 class Background(Strict):
     utilization: float = Field(0.5, ge=0, le=1, description="share of GPUs busy at the start")
     arrivals_per_hour: float = Field(
-        4.0, ge=0, le=200, description="new jobs from other teams per hour, on average (0 to 200)"
+        4.0,
+        ge=0,
+        le=MAX_ARRIVALS_PER_HOUR,
+        description=f"new jobs from other teams per hour, on average (0 to {MAX_ARRIVALS_PER_HOUR})",
     )
     teams: list[Name] = Field(
         default_factory=lambda: ["vision", "speech", "rl", "infra"],
@@ -628,13 +636,11 @@ class Incident(Strict):
                 "steps",
             )
         queued = len(self.jobs) + self.background.arrivals_per_hour * length / HOUR
-        scans = queued * length / self.cluster.scheduling_interval
-        if scans > MAX_QUEUE_SCANS:
+        if queued > MAX_QUEUED_JOBS:
             raise located(
-                f"about {queued:.0f} jobs pass through the queue and the scheduler runs"
-                f" {length / self.cluster.scheduling_interval:.0f} times, about {scans:.0f}"
-                f" queue scans in this night; the engine runs at most {MAX_QUEUE_SCANS}, so"
-                " lower background.arrivals_per_hour or raise cluster.scheduling_interval",
+                f"about {queued:.0f} jobs pass through the queue in this night; the engine runs"
+                f" at most {MAX_QUEUED_JOBS} in one night, so lower"
+                " background.arrivals_per_hour or shorten the night",
                 "background",
                 "arrivals_per_hour",
             )

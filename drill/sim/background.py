@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.sim.jobs import Job
+from drill.sim import free_index
+from drill.sim.jobs import RUNNING, Job
 from drill.sim.rng import substream
 
 if TYPE_CHECKING:
@@ -24,10 +25,11 @@ def start(world: World) -> None:
         job = _draw(world, rng, counter, submit_time=-rng.uniform(600, 7200))
         job.elapsed_before = rng.uniform(0, job.duration * 0.8)
         world.add_job(job, job.submit_time)
-        before = busy
         world.schedule_pass()
-        busy = sum(len(n.used_gpus()) for n in world.cluster.in_service())
-        if busy == before:
+        # Nothing frees GPUs while the load is drawn, so only this job can have started.
+        if job.state == RUNNING:
+            busy += job.world
+        else:
             # It did not fit: take it back out rather than leave a wall of pending work.
             world.forget(job)
             misses += 1
@@ -51,7 +53,8 @@ def _draw(world: World, rng, counter: list[int], submit_time: float) -> Job:
     spec = world.incident.background
     counter[0] += 1
     team = spec.teams[rng.randrange(len(spec.teams))]
-    sizes = [s for s in spec.sizes if s <= world.cluster.total_gpus()] or [1]
+    total = free_index.of(world.cluster).in_service_gpus
+    sizes = [s for s in spec.sizes if s <= total] or [1]
     # Small jobs are common and wide ones rare, as on most shared clusters.
     weights = [1.0 / (1 + i) for i in range(len(sizes))]
     gpus = rng.choices(sizes, weights=weights)[0]

@@ -18,6 +18,59 @@ from drill.states import OUT_OF_SERVICE, NodeState
 
 SCHEDULABLE = NodeState.UP
 NODE_STATES = tuple(NodeState)
+# What decides where work can go: a change to any of these tells the scheduler's free-GPU index.
+_PLACEMENT_FIELDS = frozenset({"state", "responsive", "allocations"})
+
+
+class Allocations(dict):
+    """A node's job -> GPU indexes. Every change names the node in the cluster's `changed` set,
+    so the scheduler's free-GPU index (drill/sim/free_index.py) updates that node alone."""
+
+    __slots__ = ("_changed", "_node")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._changed: set[str] | None = None
+        self._node = ""
+
+    def _bind(self, changed: set[str] | None, node: str) -> None:
+        self._changed, self._node = changed, node
+        self._touch()
+
+    def _touch(self) -> None:
+        if self._changed is not None:
+            self._changed.add(self._node)
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self._touch()
+
+    def __delitem__(self, key) -> None:
+        super().__delitem__(key)
+        self._touch()
+
+    def pop(self, *args):
+        value = super().pop(*args)
+        self._touch()
+        return value
+
+    def popitem(self):
+        item = super().popitem()
+        self._touch()
+        return item
+
+    def setdefault(self, key, default=None):
+        value = super().setdefault(key, default)
+        self._touch()
+        return value
+
+    def update(self, *args, **kwargs) -> None:
+        super().update(*args, **kwargs)
+        self._touch()
+
+    def clear(self) -> None:
+        super().clear()
+        self._touch()
 
 
 @dataclass
@@ -70,6 +123,18 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    address: str = ""  # its IP on the compute fabric, as NCCL names a peer
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "allocations" and not isinstance(value, Allocations):
+            value = Allocations(value)
+        object.__setattr__(self, name, value)
+        if name in _PLACEMENT_FIELDS:
+            changed = self.__dict__.get("_changed")
+            if changed is not None:
+                changed.add(self.name)
+                if name == "allocations":
+                    value._bind(changed, self.name)
 
     @property
     def gpu_count(self) -> int:
@@ -100,6 +165,13 @@ class Cluster:
         self.nodes: dict[str, Node] = {}
         self.islands: dict[str, list[str]] = {}
         self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
+        # What each leaf switch logged about its ports (the fabric manager's event view), and
+        # how often each uplink went down: a flap shows there, not in the nodes' kernel logs.
+        self.switch_log: dict[str, list[tuple[float, str]]] = {}
+        self.uplink_downs: dict[str, int] = {}
+        # Nodes whose state or allocations changed since the scheduler's index last looked.
+        self.changed: set[str] = set()
+        self.free_index = None  # drill/sim/free_index.py builds it on first use
         for island in spec.islands:
             self.islands[island.name] = []
         for slot in layout(spec):
@@ -115,7 +187,10 @@ class Cluster:
 
     def _add(self, node: Node) -> None:
         node.pid_base = 40000 + 1000 * len(self.nodes)
+        node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
         self.nodes[node.name] = node
+        object.__setattr__(node, "_changed", self.changed)
+        node.allocations._bind(self.changed, node.name)
 
     def in_service(self) -> list[Node]:
         return [node for node in self.nodes.values() if node.in_service]

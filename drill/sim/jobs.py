@@ -41,6 +41,9 @@ class Attempt:
     writing: Any = None  # the checkpoint write in flight, if any
     stall_on_start: int | None = None  # a rank that hung before training began
     stall_how: str = "kill"  # and what that does to its real process
+    # Ranks stopped for good in this attempt, and how: "kill" (its GPU or node is gone) or
+    # "hang" (alive, stuck in software). What `perf` and `stack` read.
+    hung_ranks: dict[int, str] = field(default_factory=dict)
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear

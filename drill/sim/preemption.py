@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.sim import checkpointing
+from drill.sim import checkpointing, free_index
+from drill.sim.free_index import Scratch
 from drill.sim.jobs import PREEMPTED, Job
-from drill.sim.scheduler import free_map, place
+from drill.sim.scheduler import NOTHING, fits
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -20,12 +21,14 @@ if TYPE_CHECKING:
 def choose_victims(world: World, job: Job) -> list[Job]:
     """The fewest lower-priority jobs whose GPUs let `job` fit: lowest class first, then the
     most recently started (it has lost the least), then by name for a stable answer."""
-    leaving = [j for j in world.running_jobs() if j.current is not None and j.current.preempting]
-    if leaving and _fits_without(world, job, leaving):
+    running = world.running_jobs()
+    leaving = [j for j in running if j.current is not None and j.current.preempting]
+    trial, skip = _trial(world, job, leaving)
+    if leaving and fits(trial, job, skip):
         return []  # enough is already on its way out; wait for the grace window
     candidates = [
         other
-        for other in world.running_jobs()
+        for other in running
         if other.priority_rank < job.priority_rank
         and other.preemptible
         and other.current is not None
@@ -35,7 +38,8 @@ def choose_victims(world: World, job: Job) -> list[Job]:
     chosen: list[Job] = []
     for candidate in candidates:
         chosen.append(candidate)
-        if _fits_without(world, job, leaving + chosen):
+        _give_back(trial, candidate, skip)
+        if fits(trial, job, skip):
             break
     else:
         return []
@@ -49,13 +53,26 @@ def choose_victims(world: World, job: Job) -> list[Job]:
     return chosen
 
 
-def _fits_without(world: World, job: Job, victims: list[Job]) -> bool:
-    free = free_map(world.cluster, job)
+def _trial(world: World, job: Job, victims: list[Job]) -> tuple[Scratch, frozenset[int]]:
+    """The cluster's free GPUs as they would be with `victims` gone, for `job`'s placement."""
+    index = free_index.of(world.cluster)
+    trial = index.scratch()
+    skip = index.positions(job.exclude) if job.exclude else NOTHING
     for victim in victims:
-        for node, gpus in victim.placement:
-            if node in free:
-                free[node] = sorted(set(free[node]) | set(gpus))
-    return place(world.cluster, job, free) is not None
+        _give_back(trial, victim, skip)
+    return trial, skip
+
+
+def _give_back(trial: Scratch, victim: Job, skip: frozenset[int]) -> None:
+    for node, gpus in victim.placement:
+        position = trial.index.pos.get(node)
+        if position is not None and position not in skip and trial.usable(position):
+            trial.adjust(position, len(gpus))
+
+
+def _fits_without(world: World, job: Job, victims: list[Job]) -> bool:
+    trial, skip = _trial(world, job, victims)
+    return fits(trial, job, skip)
 
 
 def preempt(world: World, victim: Job, by: Job) -> None:

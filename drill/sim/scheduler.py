@@ -9,10 +9,13 @@ that time or stays off the reserved nodes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
+from drill.sim import free_index
 from drill.sim.cluster import Cluster
+from drill.sim.free_index import Scratch
 from drill.sim.jobs import Job
 
 FreeMap = dict[str, list[int]]  # node -> free GPU indexes, usable nodes only
@@ -38,12 +41,12 @@ def empty_map(cluster: Cluster, job: Job) -> FreeMap:
 
 def place(cluster: Cluster, job: Job, free: FreeMap) -> Placement | None:
     gpn = cluster.gpus_per_node
-    order = list(cluster.nodes)
     if job.world <= gpn:
-        fits = [name for name in order if name in free and len(free[name]) >= job.world]
+        # Nodes in the cluster's order, so the first of the tightest wins the tie.
+        fits = [name for name in cluster.nodes if name in free and len(free[name]) >= job.world]
         if not fits:
             return None
-        best = min(fits, key=lambda name: (len(free[name]), order.index(name)))
+        best = min(fits, key=lambda name: len(free[name]))
         return [(best, sorted(free[best])[: job.world])]
     if job.world % gpn:
         return None
@@ -80,66 +83,114 @@ class Decision:
     blocked: Blocked | None = None  # None when it starts now
 
 
-def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -> list[Decision]:
-    """Decide, for every pending job in queue order, whether it starts now and if not, why."""
+def plan(
+    cluster: Cluster,
+    pending: list[Job],
+    running: list[Job] | Callable[[], list[Job]],
+    now: float,
+) -> list[Decision]:
+    """Decide, for every pending job in queue order, whether it starts now and if not, why.
+
+    The rules are the ones `place` states on free maps; the pass reads them from the cluster's
+    free-GPU index (drill/sim/free_index.py) instead of rebuilding a map per job, so a pass costs
+    the jobs it looks at, not jobs times nodes. tests/sim/scheduler_oracle.py keeps the map
+    version, and a property test holds the two to the same decisions. `running` may be a
+    function: only a pass with a blocked job reads it (for the reservation)."""
+    index = free_index.of(cluster)
+    scratch = index.scratch()
     decisions: list[Decision] = []
     taken: dict[str, set[int]] = {}
-    reservation: tuple[float, set[str], Job] | None = None
-
-    def current_free(job: Job) -> FreeMap:
-        free = free_map(cluster, job)
-        return {n: [g for g in gpus if g not in taken.get(n, set())] for n, gpus in free.items()}
+    reservation: Reservation | None = None
+    # Free space only shrinks during a pass: a shape that found no room finds none later.
+    no_room: set[tuple[int, frozenset[int]]] = set()
 
     for job in sorted(pending, key=Job.sort_key):
         if job.held:
             decisions.append(Decision(job, None, "held: `release` lets it schedule", Blocked.HELD))
             continue
-        if place(cluster, job, empty_map(cluster, job)) is None:
+        skip = index.positions(job.exclude) if job.exclude else NOTHING
+        if not index.ever_fits(job.world, skip):
             decisions.append(Decision(job, None, _never_fits(cluster, job), Blocked.NEVER_FITS))
             continue
-        placement = place(cluster, job, current_free(job))
-        if placement is not None and reservation is not None:
-            shadow_time, reserved, head = reservation
-            ends_in_time = now + job.time_limit <= shadow_time
-            if not ends_in_time and reserved & {n for n, _ in placement}:
-                outside = {n: g for n, g in current_free(job).items() if n not in reserved}
-                placement = place(cluster, job, outside)
+        key = (job.world, skip)
+        placement = None if key in no_room else find(scratch, job, skip, taken)
+        if placement is None:
+            no_room.add(key)
+        elif reservation is not None:
+            ends_in_time = now + job.time_limit <= reservation.shadow_time
+            if not ends_in_time and reservation.nodes & {n for n, _ in placement}:
+                placement = find(scratch, job, skip | reservation.positions, taken)
                 if placement is None:
-                    behind = f"priority: behind {head.name}"
+                    behind = f"priority: behind {reservation.head.name}"
                     decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
                     continue
         if placement is not None:
             for node, gpus in placement:
                 taken.setdefault(node, set()).update(gpus)
+                scratch.adjust(index.pos[node], -len(gpus))
             decisions.append(Decision(job, placement))
             continue
         if reservation is None:
-            reservation = _reserve(cluster, job, running, taken, now)
+            if callable(running):
+                running = running()
+            reservation = _reserve(scratch, job, skip, running, now)
             needs = f"resources: needs {shape(cluster, job)}"
             decisions.append(Decision(job, None, needs, Blocked.RESOURCES))
         else:
-            behind = f"priority: behind {reservation[2].name}"
+            behind = f"priority: behind {reservation.head.name}"
             decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
     return decisions
 
 
-def _never_fits(cluster: Cluster, job: Job) -> str:
-    everything = {
-        name: [g.index for g in node.gpus]
-        for name, node in cluster.nodes.items()
-        if node.schedulable
-    }
-    if job.exclude and place(cluster, job, everything) is not None:
-        return f"excluded nodes: no placement for {shape(cluster, job)} avoids {', '.join(sorted(job.exclude))}"
-    return f"unavailable nodes: not enough usable nodes for {shape(cluster, job)}"
+NOTHING: frozenset[int] = frozenset()
+
+
+@dataclass
+class Reservation:
+    """EASY backfill's promise to the first blocked job: these nodes, from this time."""
+
+    shadow_time: float
+    nodes: set[str]
+    positions: frozenset[int]
+    head: Job
+
+
+def find(
+    scratch: Scratch, job: Job, skip: frozenset[int], taken: dict[str, set[int]] | None = None
+) -> Placement | None:
+    """`place`'s rules on the index: best fit on one node, or the first island with enough
+    wholly free nodes. `taken` holds the GPUs this pass already gave out."""
+    index = scratch.index
+    gpn = scratch.gpn
+    if job.world <= gpn:
+        position = scratch.best_node(job.world, skip)
+        if position is None:
+            return None
+        name = index.names[position]
+        held = taken.get(name, ()) if taken else ()
+        free = [g for g in index.cluster.nodes[name].free_gpus() if g not in held]
+        return [(name, sorted(free)[: job.world])]
+    if job.world % gpn:
+        return None
+    names = scratch.whole_nodes(job.world // gpn, skip)
+    if names is None:
+        return None
+    return [(name, list(range(gpn))) for name in names]
+
+
+def fits(scratch: Scratch, job: Job, skip: frozenset[int]) -> bool:
+    return find(scratch, job, skip) is not None
 
 
 def _reserve(
-    cluster: Cluster, job: Job, running: list[Job], taken: dict[str, set[int]], now: float
-) -> tuple[float, set[str], Job]:
-    """When and where the blocked head job could start, if running jobs end at their limits."""
-    free = free_map(cluster, job)
-    free = {n: [g for g in gpus if g not in taken.get(n, set())] for n, gpus in free.items()}
+    scratch: Scratch, job: Job, skip: frozenset[int], running: list[Job], now: float
+) -> Reservation:
+    """When and where the blocked head job could start, if running jobs end at their limits.
+
+    Running jobs give their GPUs back in the order their limits run out; nothing fitted before,
+    so a fit can only appear on the nodes the latest one gave back."""
+    index = scratch.index
+    trial = scratch.copy()
     ends = sorted(
         (
             (
@@ -151,11 +202,39 @@ def _reserve(
         ),
         key=lambda pair: (pair[0], pair[1].name),
     )
+    gpn = trial.gpn
+    single = job.world <= gpn
+    need = job.world // gpn
     for end_time, other in ends:
+        touched = []
         for node, gpus in other.placement:
-            if node in free:
-                free[node] = sorted(set(free[node]) | set(gpus))
-        placement = place(cluster, job, free)
+            position = index.pos.get(node)
+            if position is None or position in skip or not trial.usable(position):
+                continue
+            trial.adjust(position, len(gpus))
+            touched.append(position)
+        if not touched:
+            continue
+        if single:
+            newly = any(trial.fits_on(p, job.world) for p in touched)
+        else:
+            islands = {index.member[p][0] for p in touched if p in index.member}
+            newly = any(trial.island_has_whole(i, need, skip) for i in sorted(islands))
+        if not newly:
+            continue
+        placement = find(trial, job, skip)
         if placement is not None:
-            return (max(end_time, now), {n for n, _ in placement}, job)
-    return (float("inf"), set(cluster.nodes), job)
+            nodes = {n for n, _ in placement}
+            return Reservation(max(end_time, now), nodes, index.positions(nodes), job)
+    return Reservation(float("inf"), set(index.names), frozenset(range(len(index.names))), job)
+
+
+def _never_fits(cluster: Cluster, job: Job) -> str:
+    everything = {
+        name: [g.index for g in node.gpus]
+        for name, node in cluster.nodes.items()
+        if node.schedulable
+    }
+    if job.exclude and place(cluster, job, everything) is not None:
+        return f"excluded nodes: no placement for {shape(cluster, job)} avoids {', '.join(sorted(job.exclude))}"
+    return f"unavailable nodes: not enough usable nodes for {shape(cluster, job)}"

@@ -30,7 +30,7 @@ from drill.sim.jobs import (
 from drill.sim.ledger import Harm, Kill, Ledger, Outage
 from drill.sim.pager import Pager
 from drill.sim.rng import substream
-from drill.sim.scheduler import Blocked, free_map, place, plan
+from drill.sim.scheduler import Blocked, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 from drill.states import JobState, NodeState
@@ -48,6 +48,12 @@ class World:
         self.pager = Pager()
         # Every job, yours, the incident's named ones and the background, each one record.
         self.jobs: dict[str, Job] = {}
+        # The queue and the running set, kept as jobs change state, so a scheduling pass reads
+        # the jobs that matter instead of every job the night has seen. Each maps a job's name
+        # to its place in `jobs`, so the lists come back in the order `jobs` has them.
+        self._pending: dict[str, int] = {}
+        self._running: dict[str, int] = {}
+        self._order: dict[str, int] = {}
         self.timeline: list[Event] = []
         # What the night cost others and the cluster: the collateral the score counts.
         self.ledger = Ledger()
@@ -120,6 +126,8 @@ class World:
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
         self.emit("alert", source, text, id=alert.id, severity=severity)
+        if not noise:
+            self.faults.paged(text)  # a fault triggered by this page starts its clock
 
     def log(self, job: Job, rank: int | None, text: str) -> None:
         job.log.add(self.env.now, rank, text)
@@ -154,7 +162,9 @@ class World:
 
     def add_job(self, job: Job, submit_time: float) -> None:
         self.jobs[job.name] = job
+        self._order.setdefault(job.name, len(self._order))
         job.state = PENDING
+        self._track(job)
         job.reason = "submitted"
         if submit_time > self.env.now:
             job.submitted = False
@@ -175,15 +185,32 @@ class World:
         return self.clock.moment(value)
 
     def pending_jobs(self) -> list[Job]:
-        return [j for j in self.jobs.values() if j.state == PENDING and j.submitted]
+        jobs = self.jobs
+        return [jobs[name] for name in self._ordered(self._pending) if jobs[name].submitted]
 
     def running_jobs(self) -> list[Job]:
-        return [j for j in self.jobs.values() if j.state == RUNNING]
+        return [self.jobs[name] for name in self._ordered(self._running)]
+
+    def _ordered(self, names: dict[str, int]) -> list[str]:
+        return sorted(names, key=names.__getitem__)
+
+    def _track(self, job: Job) -> None:
+        """Keep the queue and the running set in step with the job's state."""
+        name = job.name
+        self._pending.pop(name, None)
+        self._running.pop(name, None)
+        if self.jobs.get(name) is not job:
+            return
+        if job.state == PENDING:
+            self._pending[name] = self._order[name]
+        elif job.state == RUNNING:
+            self._running[name] = self._order[name]
 
     def set_state(self, job: Job, state: JobState, reason: str = "") -> None:
         if job.state == state and job.reason == reason:
             return
         job.state = state
+        self._track(job)
         job.reason = reason
         text = f"{job.name} {state}" + (f": {reason}" if reason else "")
         self.emit("job_state", job.name, text, state=state)
@@ -202,7 +229,7 @@ class World:
             return
         self._place_requested(pending)
         preempted = False
-        for decision in plan(self.cluster, self.pending_jobs(), self.running_jobs(), self.env.now):
+        for decision in plan(self.cluster, self.pending_jobs(), self.running_jobs, self.env.now):
             if decision.placement is not None:
                 self.start_attempt(decision.job, decision.placement)
                 continue
@@ -224,10 +251,11 @@ class World:
         for job in pending:
             if not job.requested_nodes or job.attempts[-1].number != 1 or job.held:
                 continue
+            nodes = self.cluster.nodes
             free = {
-                name: gpus
-                for name, gpus in free_map(self.cluster, job).items()
-                if name in job.requested_nodes
+                name: nodes[name].free_gpus()
+                for name in job.requested_nodes
+                if name in nodes and nodes[name].schedulable and name not in job.exclude
             }
             placement = place(self.cluster, job, free)
             if placement is not None and {n for n, _ in placement} == set(job.requested_nodes):
@@ -258,6 +286,8 @@ class World:
     def forget(self, job: Job) -> None:
         """Drop a job that never ran (used while drawing the starting background load)."""
         self.jobs.pop(job.name, None)
+        self._pending.pop(job.name, None)
+        self._running.pop(job.name, None)
 
     def set_node_state(self, node, state: NodeState, reason: str = "") -> None:
         if state == NodeState.UP and node.taken_healthy_at is not None:

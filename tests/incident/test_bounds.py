@@ -52,7 +52,7 @@ def with_change(tmp_path: Path, where: tuple, value) -> tuple[Path, int]:
         (("cluster", "gpus_per_node"), True, "expected an integer, got true"),
         (("jobs", 0, "collective_timeout"), 0, "use 10s to 12h"),
         (("cluster", "mtbf"), "1m", "use 1h to 100000h"),
-        (("background", "arrivals_per_hour"), 1000, "at most 200"),
+        (("background", "arrivals_per_hour"), 10_000, "at most 5000"),
         (("scoring",), {"weights": {"recovered": -5}}, "at least 0"),
     ],
     ids=lambda v: str(v) if not isinstance(v, tuple) else ".".join(map(str, v)),
@@ -79,13 +79,13 @@ def test_a_night_of_too_many_counted_steps_is_refused(tmp_path):
         load_incident(path)
 
 
-def test_a_backlog_the_scheduler_cannot_scan_in_a_night_is_refused(tmp_path):
+def test_more_jobs_than_the_engine_runs_in_a_night_are_refused(tmp_path):
     data = yaml.safe_load((REPO / "incidents" / "tutorial.yaml").read_text())
-    data["night"]["length"] = "12h"
-    data["background"]["arrivals_per_hour"] = 100
+    data["night"]["length"] = "30d"
+    data["background"]["arrivals_per_hour"] = 200  # 144,000 jobs over the month
     path = tmp_path / "backlog.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    with pytest.raises(IncidentError, match="queue scans") as caught:
+    with pytest.raises(IncidentError, match="at most 100000 in one night") as caught:
         load_incident(path)
     assert "arrivals_per_hour" in caught.value.problems[0].message
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.timed import parse_text
-from drill.incident.bounds import HOUR, MAX_COUNTED_STEPS, MAX_QUEUE_SCANS, MAX_REPLICA_STEPS
+from drill.incident.bounds import HOUR, MAX_COUNTED_STEPS, MAX_QUEUED_JOBS, MAX_REPLICA_STEPS
 from drill.incident.loader import load_incident
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,8 +123,7 @@ def extreme_incident(draw) -> dict:
                 "submit_at": draw(st.floats(0, length - 1)),
             }
         )
-    passes = length / interval
-    room = (MAX_QUEUE_SCANS / passes - len(data["jobs"])) * HOUR / length
+    room = (MAX_QUEUED_JOBS - len(data["jobs"])) * HOUR / length
     data["background"] = {
         "utilization": draw(edge(0, 1)),
         "arrivals_per_hour": draw(st.floats(0, max(0.0, min(200.0, room)))),

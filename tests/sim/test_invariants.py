@@ -55,9 +55,29 @@ def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> 
     fault: dict[str, Any] = {"id": f"f{index}", "kind": kind, "at": draw(st.integers(60, 7200))}
     if kind == "gpu_xid":
         fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 79, 94, 95, 63]))
-    lasts = kind in ("node_down", "straggler", "link_flap", "random_failures")
+    if index and draw(st.booleans()):
+        # Its clock starts at something in the night: an earlier fault, a restart, a write, a page.
+        event = draw(st.sampled_from(["fault", "restart", "checkpoint", "page"]))
+        fault["trigger"] = {"event": event}
+        if event == "fault" or draw(st.booleans()):
+            fault["trigger"]["fault"] = f"f{draw(st.integers(0, index - 1))}"
+        if event == "page":
+            fault["trigger"]["text"] = draw(st.sampled_from(["failed", "full", "not responding"]))
+        fault["at"] = draw(st.integers(0, 900))
+    lasts = kind in ("node_down", "straggler", "link_flap", "random_failures", "slow_disk")
+    lasts = lasts or kind == "volume_fill"
     if lasts and draw(st.booleans()):
         fault["duration"] = draw(st.integers(30, 3600))
+    if kind == "volume_fill":
+        fault["volume"] = "scratch"
+        fault["rate"] = draw(st.sampled_from(["1TB/h", "50TB/h", "100TB/s"]))
+        return fault
+    if kind == "quota_cut":
+        fault.update(volume="scratch", team="ml", quota=draw(st.sampled_from(["0GB", "300GB"])))
+        return fault
+    if kind == "slow_disk":
+        fault.update(volume="scratch", slowdown=draw(st.sampled_from([2, 50])))
+        return fault
     if kind == "node_down":
         fault["persists_after_reboot"] = draw(st.booleans())
     if kind == "random_failures":
@@ -125,6 +145,8 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
         "checkpoint": {"every": draw(st.sampled_from([5, 20])), "keep": 2, "write_time": "20s"},
     }
     if draw(st.booleans()):
+        job["checkpoint"]["volume"] = "scratch"  # the storage faults meet its writes
+    if draw(st.booleans()):
         job["exclude"] = draw(st.lists(st.sampled_from(nodes), max_size=2, unique=True))
     other = {
         "name": "other",
@@ -154,6 +176,16 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
             "sizes": [1, 2, gpn],
         },
         "faults": faults,
+        "storage": [
+            {
+                "name": "scratch",
+                "capacity": "2TB",
+                "used": "1TB",
+                "quotas": {"ml": "800GB"},
+                "read_bandwidth": "10GB/s",
+                "write_bandwidth": "10GB/s",
+            }
+        ],
     }
     # Built from the model, not the loader, so a pin the loader would refuse still runs here:
     # the engine must keep its rules on its own.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
+from drill.engine.shown_text import fill_shown
 from drill.incident.units import format_duration
 from drill.sim import operations as ops
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
@@ -44,6 +45,46 @@ def drain(ctx: Context, call: Call) -> str:
     if node.state in ("draining", "drained", "down", "rebooting"):
         raise Reject(f"{node.name} is already {node.state}")
     return ops.drain(ctx.world, node)
+
+
+def _leaf_nodes(ctx: Context, leaf: str) -> list:
+    leaves = ctx.world.cluster.leaves
+    if leaf not in leaves:
+        raise unknown("leaf", leaf, sorted(leaves))
+    return [ctx.world.cluster.nodes[name] for name in leaves[leaf][1]]
+
+
+def leaf_cordon(ctx: Context, call: Call) -> str:
+    """Cordon each node behind the leaf that is up; say what the others are."""
+    nodes = _leaf_nodes(ctx, call["leaf"])
+    done = [n for n in nodes if n.state == "up"]
+    if not done:
+        raise Reject(f"no node behind {call['leaf']} is up; {_states(nodes)}")
+    for node in done:
+        ops.cordon(ctx.world, node)
+    return _leaf_summary(call["leaf"], "cordoned", done, nodes, "running work continues")
+
+
+def leaf_drain(ctx: Context, call: Call) -> str:
+    nodes = _leaf_nodes(ctx, call["leaf"])
+    done = [n for n in nodes if n.state in ("up", "cordoned")]
+    if not done:
+        raise Reject(f"no node behind {call['leaf']} can be drained; {_states(nodes)}")
+    for node in done:
+        ops.drain(ctx.world, node)
+    busy = sorted({job for n in done for job in n.allocations})
+    after = f"waiting for {', '.join(busy)} to finish" if busy else "they are empty"
+    return _leaf_summary(call["leaf"], "draining", done, nodes, after)
+
+
+def _states(nodes: list) -> str:
+    return ", ".join(f"{n.name} is {n.state}" for n in nodes)
+
+
+def _leaf_summary(leaf: str, verb: str, done: list, nodes: list, after: str) -> str:
+    left = [n for n in nodes if n not in done]
+    text = f"{leaf}: {verb} {', '.join(n.name for n in done)}; {after}"
+    return text + (f"; left as they are: {_states(left)}" if left else "")
 
 
 def reboot(ctx: Context, call: Call) -> str:
@@ -188,8 +229,9 @@ def hint(ctx: Context, call: Call) -> str:
         raise Reject(f"the next hint unlocks in {format_duration(wait)}")
     index = unlocked[0]
     ctx.hints_shown.append(index)
-    ctx.world.emit("hint", "hint", hints[index].text, index=index)
-    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {hints[index].text}"
+    text = fill_shown(ctx.world, hints[index].text)  # `{fault.ID.node}` as this night chose
+    ctx.world.emit("hint", "hint", text, index=index)
+    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {text}"
 
 
 def wait(ctx: Context, call: Call) -> str:

@@ -1,0 +1,234 @@
+"""Free GPUs per usable node, kept up to date by the nodes that change, for placement at scale.
+
+The scheduler's rules (drill/sim/scheduler.py) ask two questions many times a pass: which usable
+node has the fewest free GPUs that still fit a job (best fit, ties to the node listed first), and
+which island has enough wholly free nodes for a gang. Scanning every node for every pending job
+made a pass cost nodes times jobs. This index answers both from buckets instead:
+
+- `buckets[k]`: positions (in the cluster's node order) of usable nodes with exactly k free GPUs,
+  sorted, so the best fit is the first position in the lowest bucket that fits;
+- `whole[island]`: indexes (in that island's member order) of its usable, wholly free nodes.
+
+Nodes tell the cluster when their state, heartbeat or allocations change (drill/sim/cluster.py
+`changed`); `sync` rereads those nodes only. A pass works on a `Scratch`, a copy it can take GPUs
+from (and, for a reservation, give running jobs' GPUs back to) without touching the cluster.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, insort
+from collections.abc import Collection
+
+from drill.sim.cluster import Cluster
+
+UNUSABLE = -1
+
+
+class FreeIndex:
+    def __init__(self, cluster: Cluster):
+        self.cluster = cluster
+        self.gpn = cluster.gpus_per_node
+        self.names = list(cluster.nodes)
+        self.pos = {name: i for i, name in enumerate(self.names)}
+        self.count = [UNUSABLE] * len(self.names)
+        self.buckets: list[list[int]] = [[] for _ in range(self.gpn + 1)]
+        self.whole: dict[str, list[int]] = {island: [] for island in cluster.islands}
+        self.usable_in: dict[str, int] = {island: 0 for island in cluster.islands}
+        self.usable = 0
+        # GPUs of nodes in service (not a spare, not joining): what background sizes fit in.
+        self.in_service: list[bool] = [False] * len(self.names)
+        self.in_service_gpus = 0
+        # node position -> (island, index in that island's member list), for island members.
+        self.member: dict[int, tuple[str, int]] = {}
+        self.members_seen: dict[str, int] = {}
+        self.members_total = 0
+        self._read_members()
+        cluster.changed.update(self.names)
+        self.sync()
+
+    def _read_members(self) -> None:
+        """Island member lists only grow (a swapped-in spare joins its island's list)."""
+        for island, members in self.cluster.islands.items():
+            if self.members_seen.get(island) == len(members):
+                continue
+            self.whole.setdefault(island, [])
+            self.usable_in.setdefault(island, 0)
+            for index in range(self.members_seen.get(island, 0), len(members)):
+                position = self.pos[members[index]]
+                self._set(position, UNUSABLE)  # out, then back in as a member
+                self.member[position] = (island, index)
+                self.cluster.changed.add(members[index])
+            self.members_seen[island] = len(members)
+        self.members_total = sum(self.members_seen.values())
+
+    def sync(self) -> None:
+        cluster = self.cluster
+        if sum(map(len, cluster.islands.values())) != self.members_total:
+            self._read_members()
+        if not cluster.changed:
+            return
+        changed = list(cluster.changed)  # each node is reread alone: the order does not matter
+        cluster.changed.clear()
+        for name in changed:
+            node = cluster.nodes[name]
+            position = self.pos[name]
+            if node.in_service != self.in_service[position]:
+                self.in_service[position] = node.in_service
+                self.in_service_gpus += len(node.gpus) if node.in_service else -len(node.gpus)
+            if node.schedulable:
+                self._set(position, len(node.free_gpus()))
+            else:
+                self._set(position, UNUSABLE)
+
+    def _set(self, position: int, count: int) -> None:
+        old = self.count[position]
+        if old == count:
+            return
+        member = self.member.get(position)
+        if old != UNUSABLE:
+            bucket = self.buckets[old]
+            del bucket[bisect_left(bucket, position)]
+            self.usable -= 1
+            if member is not None:
+                self.usable_in[member[0]] -= 1
+                if old == self.gpn:
+                    whole = self.whole[member[0]]
+                    del whole[bisect_left(whole, member[1])]
+        self.count[position] = count
+        if count != UNUSABLE:
+            insort(self.buckets[count], position)
+            self.usable += 1
+            if member is not None:
+                self.usable_in[member[0]] += 1
+                if count == self.gpn:
+                    insort(self.whole[member[0]], member[1])
+
+    def positions(self, names: Collection[str]) -> frozenset[int]:
+        return frozenset(self.pos[name] for name in names if name in self.pos)
+
+    def scratch(self) -> Scratch:
+        return Scratch(self)
+
+    def ever_fits(self, world: int, skip: frozenset[int]) -> bool:
+        """Could a job of `world` GPUs fit if nothing ran, on the usable nodes it may use?"""
+        gpn = self.gpn
+        if world <= gpn:
+            if not skip:
+                return self.usable > 0
+            return any(count != UNUSABLE and i not in skip for i, count in enumerate(self.count))
+        if world % gpn:
+            return False
+        need = world // gpn
+        for island, members in self.cluster.islands.items():
+            if self.usable_in.get(island, 0) < need:
+                continue
+            if not skip:
+                return True
+            usable = sum(
+                1
+                for name in members
+                if self.count[self.pos[name]] != UNUSABLE and self.pos[name] not in skip
+            )
+            if usable >= need:
+                return True
+        return False
+
+
+class Scratch:
+    """One pass's working copy of the index: placement takes GPUs here, not on the cluster."""
+
+    def __init__(self, index: FreeIndex):
+        # Copy on write: most passes place nothing, and they need not copy the index to see so.
+        self.index = index
+        self.gpn = index.gpn
+        self.count = index.count
+        self.buckets = index.buckets
+        self.whole = index.whole
+        self.owned = False
+
+    def _own(self) -> None:
+        if not self.owned:
+            self.count = list(self.count)
+            self.buckets = [list(bucket) for bucket in self.buckets]
+            self.whole = {island: list(members) for island, members in self.whole.items()}
+            self.owned = True
+
+    def copy(self) -> Scratch:
+        other = Scratch.__new__(Scratch)
+        other.index, other.gpn = self.index, self.gpn
+        other.count, other.buckets, other.whole = self.count, self.buckets, self.whole
+        other.owned = False
+        return other
+
+    def adjust(self, position: int, delta: int) -> None:
+        """Take (negative) or give back (positive) GPUs on a usable node."""
+        old = self.count[position]
+        if old == UNUSABLE or delta == 0:
+            return
+        new = min(self.gpn, max(0, old + delta))
+        if new == old:
+            return
+        self._own()
+        bucket = self.buckets[old]
+        del bucket[bisect_left(bucket, position)]
+        insort(self.buckets[new], position)
+        self.count[position] = new
+        member = self.index.member.get(position)
+        if member is not None:
+            whole = self.whole[member[0]]
+            if old == self.gpn:
+                del whole[bisect_left(whole, member[1])]
+            elif new == self.gpn:
+                insort(whole, member[1])
+
+    def usable(self, position: int) -> bool:
+        return self.count[position] != UNUSABLE
+
+    def fits_on(self, position: int, world: int) -> bool:
+        return self.count[position] >= world
+
+    def best_node(self, world: int, skip: Collection[int]) -> int | None:
+        """Fewest free GPUs that fit, ties to the node listed first: best fit."""
+        for count in range(world, self.gpn + 1):
+            for position in self.buckets[count]:
+                if position not in skip:
+                    return position
+        return None
+
+    def whole_nodes(self, need: int, skip: Collection[int]) -> list[str] | None:
+        """The first island, as declared, with `need` wholly free nodes: the first ones listed."""
+        cluster = self.index.cluster
+        for island, members in cluster.islands.items():
+            whole = self.whole.get(island, ())
+            if len(whole) < need:
+                continue
+            chosen: list[str] = []
+            for member in whole:
+                name = members[member]
+                if skip and self.index.pos[name] in skip:
+                    continue
+                chosen.append(name)
+                if len(chosen) == need:
+                    return chosen
+        return None
+
+    def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
+        whole = self.whole.get(island, ())
+        if len(whole) < need:
+            return False
+        if not skip:
+            return True
+        members = self.index.cluster.islands[island]
+        pos = self.index.pos
+        return sum(1 for m in whole if pos[members[m]] not in skip) >= need
+
+
+def of(cluster: Cluster) -> FreeIndex:
+    """The cluster's index, brought up to date with every node that changed."""
+    index = cluster.free_index
+    if index is None:
+        index = FreeIndex(cluster)
+        cluster.free_index = index
+    else:
+        index.sync()
+    return index

@@ -1,0 +1,117 @@
+"""The incremental scheduler decides exactly what the straightforward one does.
+
+drill/sim/scheduler.py reads free GPUs from an index that nodes keep up to date as they change;
+tests/sim/scheduler_oracle.py rebuilds free maps per job, the obvious reading of the rules.
+Random clusters (islands, spares, node states, partly used nodes) and random queues (sizes,
+classes, holds, excluded nodes, time limits) must get the same placements, reasons and blocked
+kinds from both, pass after pass while the cluster changes under the index.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from drill.sim.jobs import RUNNING, Attempt
+from drill.sim.scheduler import plan
+from drill.states import NodeState
+from tests.drillkit import bare_job, small_cluster
+from tests.sim import scheduler_oracle
+
+STATES = [NodeState.UP] * 6 + [NodeState.DOWN, NodeState.CORDONED, NodeState.DRAINED]
+
+
+@st.composite
+def worlds(draw):
+    gpn = draw(st.sampled_from([2, 4, 8]))
+    islands = [(name, draw(st.integers(1, 5))) for name in "abc"[: draw(st.integers(1, 3))]]
+    spares = draw(st.integers(0, 1))
+    cluster = small_cluster(*islands, spares=spares, gpus_per_node=gpn)
+    names = list(cluster.nodes)
+    sizes = st.sampled_from([1, 1, 2, 3, gpn, 2 * gpn, 3 * gpn, gpn + 1])
+    running = []
+    for index in range(draw(st.integers(0, 8))):
+        node = cluster.nodes[draw(st.sampled_from(names))]
+        free = node.free_gpus()
+        if not free or not node.in_service:
+            continue
+        count = draw(st.integers(1, len(free)))
+        job = bare_job(
+            f"run{index}",
+            count,
+            time_limit=float(draw(st.integers(60, 20_000))),
+        )
+        job.placement = [(node.name, free[:count])]
+        node.allocations[job.name] = free[:count]
+        job.state = RUNNING
+        job.attempts.append(Attempt(1, 0.0, start=float(draw(st.integers(0, 5000)))))
+        running.append(job)
+    pending = [
+        bare_job(
+            f"p{index}",
+            draw(sizes),
+            priority=draw(st.sampled_from(["low", "normal", "normal", "high", "urgent"])),
+            submit=float(draw(st.integers(0, 5))),
+            time_limit=float(draw(st.integers(60, 20_000))),
+            held=draw(st.booleans()) and draw(st.booleans()),
+            exclude=set(draw(st.lists(st.sampled_from(names), max_size=2))),
+        )
+        for index in range(draw(st.integers(1, 12)))
+    ]
+    changes = draw(
+        st.lists(st.tuples(st.sampled_from(names), st.sampled_from(STATES), st.booleans()))
+    )
+    now = float(draw(st.integers(0, 6000)))
+    return cluster, running, pending, changes, now
+
+
+def summary(decisions):
+    return [(d.job.name, d.placement, d.reason, d.blocked and d.blocked.value) for d in decisions]
+
+
+def apply(cluster, decisions, running):
+    for decision in decisions:
+        if decision.placement is None:
+            continue
+        job = decision.job
+        for node, gpus in decision.placement:
+            cluster.nodes[node].allocations[job.name] = list(gpus)
+        job.placement = decision.placement
+        job.state = RUNNING
+        job.attempts.append(Attempt(1, 0.0, start=0.0))
+        running.append(job)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worlds())
+def test_the_incremental_scheduler_decides_as_the_straightforward_one(world):
+    cluster, running, pending, changes, now = world
+    for change in [None, *changes][:4]:
+        if change is not None:
+            node_name, state, responsive = change
+            # The cluster changes between passes: the index must follow every change.
+            node = cluster.nodes[node_name]
+            if node.state != NodeState.SPARE:
+                node.state = state
+                node.responsive = responsive
+            if running and not responsive:
+                victim = running.pop(0)
+                for name, _ in victim.placement:
+                    cluster.nodes[name].allocations.pop(victim.name, None)
+                victim.placement = []
+        waiting = [job for job in pending if job.state != RUNNING]
+        expected = scheduler_oracle.plan(cluster, waiting, running, now)
+        got = plan(cluster, waiting, running, now)
+        assert summary(got) == summary(expected)
+        apply(cluster, got, running)
+
+
+def test_the_oracle_and_the_scheduler_can_disagree_when_the_index_is_stale():
+    """The property bites: an index that missed a change places work on a full node."""
+    cluster = small_cluster(("a", 2))
+    plan(cluster, [bare_job("warm", 1)], [], 0.0)  # builds the index
+    dict.__setitem__(cluster.nodes["gpu-a-1"].allocations, "sneaky", list(range(8)))
+    job = bare_job("one", 8)
+    got = summary(plan(cluster, [job], [], 0.0))
+    expected = summary(scheduler_oracle.plan(cluster, [job], [], 0.0))
+    assert got != expected
