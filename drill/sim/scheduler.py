@@ -104,6 +104,7 @@ def plan(
     # Free space only shrinks during a pass: a shape that found no room finds none later.
     no_room: set[tuple[int, frozenset[int]]] = set()
 
+    full = scratch.none_free()  # no usable node has a free GPU left in this pass
     for job in sorted(pending, key=Job.sort_key):
         if job.held:
             decisions.append(Decision(job, None, "held: `release` lets it schedule", Blocked.HELD))
@@ -111,6 +112,12 @@ def plan(
         skip = index.positions(job.exclude) if job.exclude else NOTHING
         if not index.ever_fits(job.world, skip):
             decisions.append(Decision(job, None, _never_fits(cluster, job), Blocked.NEVER_FITS))
+            continue
+        if full and reservation is not None and job.world > 0:
+            # Nothing is free and the reservation is taken: this job waits behind its holder,
+            # as the full reading below would also find, without looking at a node.
+            behind = f"priority: behind {reservation.head.name}"
+            decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
             continue
         key = (job.world, skip)
         placement = None if key in no_room else find(scratch, job, skip, taken)
@@ -128,6 +135,7 @@ def plan(
             for node, gpus in placement:
                 taken.setdefault(node, set()).update(gpus)
                 scratch.adjust(index.pos[node], -len(gpus))
+            full = scratch.none_free()
             decisions.append(Decision(job, placement))
             continue
         if reservation is None:
