@@ -16,6 +16,7 @@ from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.incident.pydantic_errors import allowed_keys_for, problems_from_validation_error
+from drill.incident.trace import TraceError, read_trace
 from drill.incident.yaml_source import (
     LocatedDocument,
     decode_source,
@@ -45,7 +46,26 @@ def load_incident(path: str | Path) -> LoadedIncident:
     problems = cross_references(incident, doc)
     if problems:
         raise IncidentError(problems)
+    if incident.background.trace is not None:
+        _read_background_trace(incident, Path(shown), doc)
     return LoadedIncident(incident, shown, sha, doc)
+
+
+def _read_background_trace(incident: Incident, path: Path, doc: LocatedDocument) -> None:
+    """Read `background.trace` from the incident's folder; a path out of it is refused."""
+    folder = path.resolve().parent
+    trace = (folder / str(incident.background.trace)).resolve()
+    where = ("background", "trace")
+    if not trace.is_relative_to(folder):
+        raise IncidentError([doc.problem(where, "the trace must be in this file's folder")])
+    if not trace.is_file():
+        raise IncidentError(
+            [doc.problem(where, f"no trace file at {trace.name}; put it next to the incident")]
+        )
+    try:
+        incident.background._trace_jobs = read_trace(trace)
+    except TraceError as exc:
+        raise IncidentError([doc.problem(where, str(exc))]) from None
 
 
 def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
