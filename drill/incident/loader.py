@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from drill.faults import KINDS
 from drill.faults.base import Names, Target
 from drill.faults.targets import check_target
+from drill.incident.bounds import MAX_QUEUED_JOBS
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
@@ -63,9 +64,21 @@ def _read_background_trace(incident: Incident, path: Path, doc: LocatedDocument)
             [doc.problem(where, f"no trace file at {trace.name}; put it next to the incident")]
         )
     try:
-        incident.background._trace_jobs = read_trace(trace)
+        rows = read_trace(trace)
     except TraceError as exc:
         raise IncidentError([doc.problem(where, str(exc))]) from None
+    night = [row for row in rows if row.submit < incident.night.length]
+    if len(night) + len(incident.jobs) > MAX_QUEUED_JOBS:
+        raise IncidentError(
+            [
+                doc.problem(
+                    where,
+                    f"{len(night)} trace jobs arrive in this night; the engine runs at most"
+                    f" {MAX_QUEUED_JOBS} in one night, so shorten the trace or the night",
+                )
+            ]
+        )
+    incident.background._trace_jobs = rows
 
 
 def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:

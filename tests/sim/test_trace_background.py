@@ -69,3 +69,11 @@ def test_a_bad_row_is_named_with_its_line(tmp_path):
     path = incident_file(tmp_path, rows=["1,u,V100,1,zero,60,1,1\n"])
     with pytest.raises(IncidentError, match=r"jobs.csv:2: a number is missing"):
         load_incident(path)
+
+
+def test_a_trace_longer_than_the_queue_budget_is_refused(tmp_path, monkeypatch):
+    from drill.incident import loader
+
+    monkeypatch.setattr(loader, "MAX_QUEUED_JOBS", 3)
+    with pytest.raises(IncidentError, match="trace jobs arrive in this night"):
+        load_incident(incident_file(tmp_path))
