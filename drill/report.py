@@ -18,6 +18,7 @@ from drill.engine.par import reference_actions
 from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown
+from drill.season.html import night_season_section
 
 WIDTH, HEIGHT, PAD = 720, 260, 40
 STYLE = """
@@ -77,6 +78,7 @@ def build_html(record: NightRecord, reference: list[tuple[float, str, bool]] | N
     ]
     parts += _score_section(record)
     parts += _curve_section(record)
+    parts += night_season_section(record)  # the incident's season, when it has one
     parts += _timeline_section(record, reference)
     parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
     parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]

@@ -63,7 +63,7 @@ def season(args: argparse.Namespace) -> int:
     if args.tui:
         from drill.tui.season_app import run_season_app
 
-        run_season_app(incident, figures)
+        run_season_app(incident, seed, figures)
         return 0
     if args.json:
         json.dump(figures.to_json(), sys.stdout, indent=2, sort_keys=True)

@@ -111,6 +111,13 @@ def policies_with(incident: Incident, overrides: dict | None = None) -> Policies
 
 
 def play_season(incident: Incident, seed: int, policies: Policies | None = None) -> SeasonFigures:
+    return play_season_world(incident, seed, policies)[1]
+
+
+def play_season_world(
+    incident: Incident, seed: int, policies: Policies | None = None
+) -> tuple[SeasonWorld, SeasonFigures]:
+    """The season's world as it ended, and its figures (tests read the world's rules)."""
     season = season_of(incident)
     policies = policies or season.policies
     world_incident = prepared(incident, policies)
@@ -140,7 +147,7 @@ def play_season(incident: Incident, seed: int, policies: Policies | None = None)
     world.env.run(until=season.length)
     curve.append((world.now, _kept(job) * job.step_time))
     held.append(sum(r.size for r in job.checkpoints.live()))
-    return _figures(incident, seed, world, job, curve, held, policies)
+    return world, _figures(incident, seed, world, job, curve, held, policies)
 
 
 def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies) -> SeasonFigures:

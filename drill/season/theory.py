@@ -287,3 +287,37 @@ def disagreements(points: list[Measurement], young: float) -> list[str]:
             " 20 percent of it"
         )
     return out
+
+
+# The seeds the quoted measurements come from (drill/season/measured.py) and the slow test uses.
+SEEDS = tuple(range(1, 301))
+
+
+def measured_module(points: list[Measurement], young: float) -> str:
+    """drill/season/measured.py's text: the sweep, as the cadence advice quotes it."""
+    rows = "\n".join(
+        f"    ({p.factor!r}, {p.every}, {p.interval!r}, {round(p.waste, 5)!r}, {round(p.se, 5)!r},"
+        f" {round(p.expected, 5)!r}, {p.failures}),"
+        for p in points
+    )
+    return (
+        '"""The simulator against checkpoint theory, measured: written by\n'
+        "`python -m drill.season.theory`, checked by tests/theory/test_checkpoint_theory.py.\n\n"
+        "Each row: factor of Young's interval, cadence in steps, interval T in seconds, measured\n"
+        'waste, its standard error, the curve C/T + (T/2 + R)/M at T, failures counted."""\n\n'
+        f"NIGHTS = {len(SEEDS)}\n"
+        f"CHECKPOINT = {round(costs(rig()).checkpoint, 3)!r}\n"
+        f"RESTART = {round(costs(rig()).restart, 3)!r}\n"
+        f"MTBF = {costs(rig()).mtbf!r}\n"
+        f"YOUNG = {round(young, 3)!r}\n"
+        f"LEAST_AT = {round(fitted_minimum(points) / young, 3)!r}  # x Young's interval\n"
+        f"ROWS = (\n{rows}\n)\n"
+    )
+
+
+if __name__ == "__main__":
+    import sys
+
+    rig_incident = rig()
+    sweep_points = sweep(rig_incident, list(SEEDS))
+    sys.stdout.write(measured_module(sweep_points, costs(rig_incident).young))

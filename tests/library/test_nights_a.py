@@ -34,7 +34,7 @@ NIGHTS = {
         (2, 3),
         {
             "keep-the-default": (True, {"progress", "plan"}),
-            "checkpoint-every-25": (True, {"progress"}),
+            "checkpoint-every-10": (True, {"progress"}),
         },
     ),
     "thermal-straggler": (

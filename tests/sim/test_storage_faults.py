@@ -33,9 +33,10 @@ def night(fault: dict, volume: dict = SCRATCH, job: dict = TRAIN):
     return drill(build(jobs=[job], storage=[volume], faults=[{"id": ID, **fault}]))
 
 
-def write_errors(d) -> str:
-    """Why the world's write failed (torch's own message does not say: no errno)."""
-    return " ".join(e.text for e in d.world.timeline if e.kind == "checkpoint")
+def write_failures(d) -> list[str]:
+    """What the timeline recorded about checkpoints that did not land (the errno is there; torch's
+    own message, in the job's failure, names only its writer)."""
+    return [e.text for e in d.world.timeline if e.kind == "checkpoint" and "not written" in e.text]
 
 
 def saves(d) -> list[str]:
@@ -53,8 +54,8 @@ def test_a_filling_volume_pages_shows_in_df_and_fails_the_next_write_with_enospc
     d.advance(600)  # full at 03:20; the next write, at step 20 of 10 s steps, meets it
     job = d.learner_job
     assert job.state == FAILED
-    assert "PytorchStreamWriter failed writing file" in job.attempts[-1].why
-    assert "No space left on device" in write_errors(d), "the write met a full volume"
+    assert "PytorchStreamWriter failed writing file data/0" in job.attempts[-1].why
+    assert any("No space left on device" in text for text in write_failures(d))
     assert_no_fault_names({"df": after, "pages": " ".join(pages)}, ID)
 
 
@@ -88,7 +89,7 @@ def test_a_fill_triggered_by_the_next_write_meets_that_write():
     job = d.learner_job
     assert d.world.faults.fired_at[ID] == pytest.approx(290), "the first write, at step 20"
     assert job.state == FAILED and "PytorchStreamWriter" in job.attempts[0].why
-    assert "No space left on device" in write_errors(d)
+    assert "No space left on device" in write_failures(d)[0]
     assert job.checkpoints.latest_step is None, "the write it met never landed"
 
 
@@ -99,7 +100,7 @@ def test_a_quota_cut_fails_the_next_write_with_edquot_while_the_volume_has_room(
     job = d.learner_job
     assert job.state == FAILED
     assert "PytorchStreamWriter" in job.attempts[-1].why
-    assert "Disk quota exceeded" in write_errors(d)
+    assert any("Disk quota exceeded" in text for text in write_failures(d))
     assert d.world.volumes["scratch"].free() > 9e12
     assert not [a for a in d.world.pager.alerts if a.source == "storage-team"], "no notice"
     assert "196.0GB of 250.0GB quota" in d.act("df scratch").output
@@ -145,3 +146,25 @@ def test_a_slow_disk_slows_the_checkpoint_read_of_a_restart():
     normal.advance(120)
     slow = d.world.checkpoint_read_time(d.learner_job)
     assert slow == pytest.approx(10 * normal.world.checkpoint_read_time(normal.learner_job))
+
+
+def test_a_fault_can_follow_the_page_of_the_failed_write():
+    fill = {
+        "id": "fill",
+        "kind": "volume_fill",
+        "at": "10m",
+        "volume": "scratch",
+        "rate": "100TB/s",
+    }
+    later = {
+        "id": "later",
+        "kind": "node_down",
+        "at": "5m",
+        "trigger": {"event": "page", "text": "file write failed"},
+        "target": {"node": "gpu-b-1"},
+    }
+    d = drill(build(jobs=[TRAIN], storage=[SCRATCH], faults=[fill, later]))
+    d.advance(3600)
+    [page] = [a for a in d.world.pager.alerts if "file write failed" in a.text][:1]
+    assert page.severity == "critical"
+    assert d.world.faults.fired_at["later"] == pytest.approx(float(int(page.time + 300) + 1), abs=1)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from drill.season import theory
+from drill.season import measured, theory
 from drill.sim.world import World
 
-SEEDS = list(range(1, 301))
+SEEDS = list(theory.SEEDS)
 BROKEN_SEEDS = list(range(1, 101))
 
 
@@ -44,6 +44,14 @@ def test_the_simulator_follows_checkpoint_theory():
     points = theory.sweep(incident, SEEDS)
     assert all(p.failures >= 50 for p in points), [p.failures for p in points]
     assert theory.disagreements(points, costs.young) == []
+    # The figures the runbook and the debrief quote are these measurements.
+    assert len(SEEDS) == measured.NIGHTS
+    assert tuple(
+        (p.factor, p.every, p.interval, round(p.waste, 5), round(p.se, 5), round(p.expected, 5),
+         p.failures)
+        for p in points
+    ) == measured.ROWS  # fmt: skip
+    assert round(theory.fitted_minimum(points) / costs.young, 3) == measured.LEAST_AT
 
 
 @pytest.mark.slow

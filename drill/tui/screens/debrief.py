@@ -152,6 +152,8 @@ class DebriefScreen(Screen):
             yield Static("", id="components")
             yield Static(Text("Takeaways", style="bold"), classes="section")
             yield Static(self._takeaways(), id="takeaways", markup=False)
+            yield Static(Text("Checkpoint cadence", style="bold"), classes="section")
+            yield Static("\n".join(self._cadence()), id="cadence", markup=False)
             if incident.debrief.opinion:
                 yield Static(Text("Opinion checkpoint", style="bold"), classes="section")
                 yield Static(self._opinion(), markup=False, classes="question", id="question")
@@ -187,6 +189,16 @@ class DebriefScreen(Screen):
             yield Static("", id="debrief-status", markup=False)
             yield ProgressBar(total=100, show_eta=False, id="export-progress")
         yield Footer()
+
+    def _cadence(self) -> list[str]:
+        """Young's interval for this job beside the cadence it ran, with what the simulator
+        measured against the formula (drill/season/advice.py)."""
+        from drill.season.advice import cadence_lines
+
+        session = getattr(self.driver, "session", None)
+        job = session.drill.learner_job if session is not None else None
+        every = job.policy.every if job is not None else self.incident.learner_job.checkpoint.every
+        return cadence_lines(self.incident, every)
 
     def on_mount(self) -> None:
         chart = self.query_one("#debrief-chart", LossChart)
