@@ -177,6 +177,8 @@ def shown_texts(incident: Incident) -> list[tuple[tuple, str]]:
         (("debrief", "takeaways", i), text) for i, text in enumerate(incident.debrief.takeaways)
     ]
     texts.append((("debrief", "opinion"), incident.debrief.opinion))
+    texts += [(("noise", i, "text"), noise.text) for i, noise in enumerate(incident.noise)]
+    texts += [(("noise", i, "source"), noise.source) for i, noise in enumerate(incident.noise)]
     return texts
 
 

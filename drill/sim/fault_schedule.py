@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from drill.faults import KINDS, Pick
 from drill.faults.base import Target
 from drill.faults.targets import select
+from drill.sim import fault_fields
 from drill.sim.rng import substream
 from drill.states import JobState
 
@@ -65,7 +66,11 @@ class FaultSchedule:
 
     def _noise_at(self, noise):
         yield self.world.env.timeout(self.world.moment(noise.at))
-        self.world.alert(noise.severity, noise.source, noise.text, noise=True)
+        # A red herring may name what a fault chose, like the node it struck.
+        text = fault_fields.fill_lenient(self.world, noise.text)
+        self.world.alert(
+            noise.severity, fault_fields.fill_lenient(self.world, noise.source), text, noise=True
+        )
 
     def job_placed(self, job) -> None:
         """A job got GPUs: faults that were waiting for it to run strike now, and a start that

@@ -74,3 +74,20 @@ def test_a_leaf_template_of_a_fault_that_chose_no_leaf_is_refused():
 
     result = act_line(d, "cordon {fault.rot.leaf_nodes}")
     assert not result.accepted and "chose no leaf" in result.output
+
+
+def test_a_noise_page_can_name_what_a_fault_chose():
+    noise = [
+        {
+            "at": "12m",
+            "source": "{fault.gpu-dies.node}",
+            "text": "ECC count rising on {fault.gpu-dies.node}",
+        },
+        {"at": "5m", "source": "dcgm", "text": "early: {fault.gpu-dies.node}"},
+    ]
+    d = night(noise=noise)
+    d.advance(800)
+    node = d.world.faults.chosen["gpu-dies"][0].node
+    texts = {a.source: a.text for a in d.world.pager.alerts if a.noise}
+    assert texts[node] == f"ECC count rising on {node}"
+    assert texts["dcgm"] == "early: (not known: fault gpu-dies did not fire)"

@@ -212,3 +212,9 @@ def test_a_wrong_gpu_or_node_fault_field_is_located(tmp_path, fault, marker, wor
     problem, line = refused(tmp_path, marker, faults=[{"id": "hw", "at": "10m", **fault}])
     assert words in problem.message, problem
     assert problem.line == line, (problem, line)
+
+
+def test_a_wrong_template_in_a_noise_page_is_located(tmp_path):
+    noise = [{"at": "5m", "source": "dcgm", "text": "ECC on {fault.gpu-dies.nood}"}]
+    problem, line = refused(tmp_path, "nood", faults=[GPU_DIES], noise=noise)
+    assert "unknown fault field 'nood'" in problem.message and problem.line == line

@@ -219,14 +219,17 @@ def test_an_ib_flap_fails_nccl_within_seconds_and_again_until_the_gang_leaves_th
 # -- what the look verbs show of this state ---------------------------------------------------
 
 
-def test_gpus_shows_memory_a_dead_process_holds_with_no_process_listed():
+def test_gpus_shows_memory_a_dead_process_holds_under_its_last_pid():
     d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
     d.advance(620)
     d.act("cancel train")
     out = d.act("gpus gpu-a-1").output
     row = next(line for line in out.splitlines() if line.startswith("3 "))
     assert "75776MiB / " in row, out
-    assert "No running processes found" in out
+    pid = d.world.cluster.nodes["gpu-a-1"].pid_base + 3
+    assert f"3    {pid}  python   75776MiB" in out or str(pid) in out.split("Processes:")[1]
+    d.act("reset gpu-a-1 --gpu 3")
+    assert "No running processes found" in d.act("gpus gpu-a-1").output
 
 
 def test_gpus_shows_a_pending_row_remap_until_a_reset():

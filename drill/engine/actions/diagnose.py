@@ -180,8 +180,10 @@ def gpus(ctx: Context, call: Call) -> str:
         job = world.jobs.get(owner) if owner else None
         alive = job is not None and _process_alive(world, job, node.name, gpu.index)
         memory = (TRAINING_MIB if job is not None and job.training else OTHER_MIB) if alive else 0
-        if gpu.held_by is not None:
-            memory += gpu.held_by[1]  # a dead process's memory: used, and no process listed
+        # Memory a dead process still holds (the faults' GPU state): used, with its last pid.
+        held = getattr(gpu, "held_by", None)
+        if held is not None and not alive:
+            memory = held[1]
         if gpu.broken:
             rows.append((str(gpu.index), gpu.bus_id, "ERR!", "ERR!", "ERR!", "ERR!", "-"))
         else:
@@ -200,16 +202,23 @@ def gpus(ctx: Context, call: Call) -> str:
                     "HW Slowdown" if gpu.throttled > 1.0 else "None",
                 )
             )
-        if (gpu.broken and gpu.xid in (48, 64, 95)) or gpu.remap_pending:
-            pending = "Failure: Yes" if gpu.xid == 64 else "Pending: Yes"
-            remaps.append(f"  GPU {gpu.index}: Remapped Rows {pending}")
+        pending = gpu.broken and gpu.xid in (48, 95) or getattr(gpu, "remap_pending", False)
+        if gpu.broken and gpu.xid == 64:
+            remaps.append(f"  GPU {gpu.index}: Remapped Rows Failure: Yes")
+        elif pending:
+            remaps.append(f"  GPU {gpu.index}: Remapped Rows Pending: Yes")
         if alive:
             processes.append(
                 (str(gpu.index), str(node.pid_base + gpu.index), "python", f"{memory}MiB")
             )
+        elif held is not None:
+            processes.append((str(gpu.index), str(held[0]), "python", f"{held[1]}MiB"))
     lines.append(table(rows))
     if remaps:
         lines += ["Row remapping:", *remaps]
+    if not getattr(node, "fabric_manager_up", True):
+        # No fabric manager on an NVSwitch node: the GPUs never finish joining the fabric.
+        lines.append("Fabric: State In Progress, Status N/A (all GPUs)")
     lines.append("Processes:")
     lines.append(table(processes) if len(processes) > 1 else "  No running processes found")
     return "\n".join(lines)
