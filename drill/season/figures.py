@@ -168,10 +168,14 @@ def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies
         end = later.time if later else length
         kept_end = later.kept_before if later else effective
         writes = sum(1 for t in saves if strike.time <= t < end) * write
-        lost_work = max(0.0, strike.kept_before - strike.kept_after)
-        down = (end - strike.time) - (kept_end - strike.kept_after) - writes
+        lost = (end - strike.time) - (kept_end - strike.kept_before) - writes
+        # The work in flight is thrown away when the attempt it struck ends; a stall that
+        # clears by itself (the attempt goes on) only cost the time it stood still.
+        struck = job.attempts[strike.attempt - 1] if strike.attempt else None
+        ended = struck is not None and struck.end is not None and struck.end <= end
+        lost_work = max(0.0, strike.kept_before - strike.kept_after) if ended else 0.0
         interruptions.append(
-            Interruption(strike.time, strike.cause, strike.node, lost_work, max(0.0, down))
+            Interruption(strike.time, strike.cause, strike.node, lost_work, lost - lost_work)
         )
     causes = []
     for item in season_of(incident).causes:

@@ -18,7 +18,7 @@ from drill.faults.gpu_xid import GpuXid
 from drill.faults.link_flap import LinkFlap
 from drill.incident.models import Incident
 from drill.incident.season import HARDWARE_CAUSES, Policies, Season
-from drill.season.progress import kept_steps
+from drill.season.progress import kept_steps, training
 from drill.sim import operations
 from drill.sim.jobs import FAILED, NODE_FAIL, REQUEUED, Job
 from drill.sim.rng import substream
@@ -37,7 +37,8 @@ class Strike:
     node: str
     hit: bool  # it struck the learner's job
     kept_before: float  # training seconds the job kept just before it struck (work in flight too)
-    kept_after: float  # and just after: what it did not throw away
+    kept_after: float  # and just after: what it keeps unless the stall clears by itself
+    attempt: int | None  # the job's attempt it struck, if one was under way
 
 
 def season_of(incident: Incident) -> Season:
@@ -141,15 +142,18 @@ class SeasonWorld(World):
         else:
             hit = node.name in job.nodes
         before = self.kept_time()
+        attempt = job.current.number if job.current is not None else None
         self._apply(node, cause, gpu, count)
-        self.strikes.append(Strike(self.now, cause, node.name, hit, before, self.kept_time()))
+        self.strikes.append(
+            Strike(self.now, cause, node.name, hit, before, self.kept_time(), attempt)
+        )
 
     def kept_time(self) -> float:
         """Training seconds the learner's job keeps now, the step in flight included."""
         job = self.mine
         kept = kept_steps(job) * job.step_time
-        if kept_steps(job) == job.step and job.current is not None and job.last_step_time:
-            kept += self.now - job.last_step_time  # training: the step in flight is still its
+        if training(job) and job.last_step_time is not None:
+            kept += self.now - job.last_step_time  # the step in flight (or a write) is still its
         return kept
 
     def _apply(self, node, cause: str, gpu: int, count: int) -> None:
