@@ -21,6 +21,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from suite import hand_over, row  # noqa: E402
 
 from replica.config import ReplicaConfig  # noqa: E402
 from replica.distributed.launcher import GlooGroup  # noqa: E402
@@ -36,6 +39,7 @@ def main() -> None:
     from replica.trainer import Trainer
 
     config = ReplicaConfig()
+    rows = []
     print(f"{'world':>5} {'start s':>8} {'step ms':>8} {'inproc ms':>9} {'stop s':>7} rel L2")
     for world in args.worlds:
         with tempfile.TemporaryDirectory() as run_dir:
@@ -64,6 +68,16 @@ def main() -> None:
             f"{statistics.median(ref_times) * 1000:>9.1f} {stop_s:>7.2f} "
             f"{result.rel_l2:.2e} ({result.kind})"
         )
+        rows.append(
+            row(
+                "gloo",
+                f"gloo step, {world} real ranks (start-up {start_s:.1f} s)",
+                statistics.median(times) * 1000,
+                "ms",
+                f"in-process step, world {world}",
+                statistics.median(ref_times) * 1000,
+            )
+        )
 
     with tempfile.TemporaryDirectory() as run_dir:
         g = GlooGroup(config, 2, run_dir, timeout=10)
@@ -74,6 +88,7 @@ def main() -> None:
         print(f"kill_rank(1) on 2 ranks: {time.perf_counter() - t0:.3f} s to the survivor's error")
         for text in texts:
             print(f"  {text}")
+    hand_over(rows)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from suite import hand_over, row  # noqa: E402
 
 BARE = r"""
 import sys
@@ -105,6 +108,21 @@ def main() -> int:
     cpus = {k: median(v[1]) for k, v in results.items()}
     for name in sides:
         print(f"  {name:<11} wall {walls[name]:6.2f} s   cpu {cpus[name]:6.2f} s")
+    hand_over(
+        [
+            row(
+                "night process",
+                f"drill run dead-rank --reference, whole process, {kind}",
+                (walls if kind == "wall" else cpus)["night"],
+                "s",
+                f"{ref}: a process training the same {steps} steps",
+                (walls if kind == "wall" else cpus)[ref],
+                target="<= 1.2x" if ref == "bare" else "",
+            )
+            for ref in ("bare", "plain loop")
+            for kind in ("wall", "cpu")
+        ]
+    )
     for ref in ("bare", "plain loop"):
         print(
             f"  night / {ref:<10} wall {walls['night'] / walls[ref]:.3f}x"

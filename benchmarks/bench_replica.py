@@ -1,6 +1,6 @@
 """Replica benchmarks: each measurement is taken against a plain-torch reference in the same run.
 
-    python benchmarks/bench_replica.py [DIRECTORY_FOR_CHECKPOINT_FILES]
+    python benchmarks/bench_replica.py [--quick] [DIRECTORY_FOR_CHECKPOINT_FILES]
 
 - step: Trainer.train_step against a plain loop doing the same micro-batches with gradient
   accumulation (same model, same optimizer, same data function). Target ratio <= 1.15.
@@ -10,7 +10,8 @@
   Target ratio <= 1.5.
 
 Replica and reference runs are interleaved in rounds and the median round is reported, so
-drift in machine load hits both sides alike. This prints numbers; it asserts nothing.
+drift in machine load hits both sides alike. --quick runs 3 rounds of fewer calls and skips
+the default night. This prints numbers; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
+from suite import hand_over, row  # noqa: E402
 
 from replica.checkpoint import CheckpointStore  # noqa: E402
 from replica.config import DEFAULT_NIGHT_STEPS, ReplicaConfig  # noqa: E402
@@ -33,10 +36,14 @@ from replica.data import global_batch  # noqa: E402
 from replica.model import build_model  # noqa: E402
 from replica.trainer import Trainer, make_optimizer  # noqa: E402
 
-ROUNDS = 7
+QUICK = "--quick" in sys.argv
+ARGS = [a for a in sys.argv[1:] if a != "--quick"]
+ROUNDS = 3 if QUICK else 7
+CALLS = 0.25 if QUICK else 1.0  # share of the full run's calls per round
 
 
 def per_call_ms(fn: Callable[[], object], calls: int) -> float:
+    calls = max(2, int(calls * CALLS))
     t0 = time.perf_counter()
     for _ in range(calls):
         fn()
@@ -126,14 +133,15 @@ def main() -> None:
 
     night = Trainer(config)
     t0 = time.perf_counter()
-    night.train(DEFAULT_NIGHT_STEPS)
+    night.train(20 if QUICK else DEFAULT_NIGHT_STEPS)
     night_s = time.perf_counter() - t0
+    night_steps = 20 if QUICK else DEFAULT_NIGHT_STEPS
 
     # Checkpoint I/O is measured where tempfile puts files (pass a directory to measure
     # another disk), and again in /dev/shm when it exists: memory has no journal to commit, so
     # that row shows what the atomic protocol costs apart from the disk's fsync latency.
-    size_kib = measure_io(trainer, sys.argv[1] if len(sys.argv) > 1 else None, "", rows)
-    if Path("/dev/shm").is_dir():
+    size_kib = measure_io(trainer, ARGS[0] if ARGS else None, "", rows)
+    if Path("/dev/shm").is_dir() and not QUICK:
         measure_io(trainer, "/dev/shm", " [/dev/shm]", rows)
 
     params = sum(p.numel() for p in trainer.model.parameters())
@@ -143,10 +151,7 @@ def main() -> None:
         f"{params} parameters, checkpoint {size_kib:.0f} KiB, torch {torch.__version__}, "
         f"{torch.get_num_threads()} thread"
     )
-    print(
-        f"default night: {DEFAULT_NIGHT_STEPS} steps in {night_s:.2f} s "
-        f"({DEFAULT_NIGHT_STEPS / night_s:.0f} steps/s)"
-    )
+    print(f"night: {night_steps} steps in {night_s:.2f} s ({night_steps / night_s:.0f} steps/s)")
     print()
     print(f"{'measure':<31} {'ms':>7}  {'reference':<29} {'ms':>7} {'ratio':>6}  target")
     for name, ours, ref_name, ref, target in rows:
@@ -155,6 +160,20 @@ def main() -> None:
             "" if target is None else f"<={target:.2f}" + (" ok" if ratio <= target else " MISS")
         )
         print(f"{name:<31} {ours:7.3f}  {ref_name:<29} {ref:7.3f} {ratio:6.2f}  {verdict}")
+    hand_over(
+        [
+            row(
+                "replica",
+                name,
+                ours,
+                "ms",
+                ref_name,
+                ref,
+                target="" if target is None else f"<= {target:g}x",
+            )
+            for name, ours, ref_name, ref, target in rows
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -1,20 +1,25 @@
-"""How a sim night's cost grows with the cluster: time per node, against a small cluster's.
+"""Fleet-sized worlds: issue 17's scale targets, each against a smaller run of the same shape.
 
-    .venv/bin/python benchmarks/bench_scale.py [--nodes 64,256,1024] [--length 1h] [--repeat N]
+    .venv/bin/python benchmarks/bench_scale.py [--quick] [--no-cli]
 
-Builds the same incident at several cluster sizes (islands of up to 64 leaves of 64 nodes, the
-learner's job on one node, background load scaled with the cluster), builds the world and plays
-one sim night of each with nobody acting, and times both. Prints each size's time per node and its ratio to the
-smallest size's time per node, measured in the same run. A ratio near 1 means the cost grows
-with nodes (the design's goal: events, not nodes times ticks); a ratio that grows with the size
-means the cost grows faster, as it does with a scheduler that scans every node for every queued
-job. It asserts nothing: machines differ, and this is a measuring tool.
+- fleet day: 4,096 nodes of 8 GPUs in 16 islands, 20,000 background jobs over one simulated
+  day (benchmarks/fleet.py), built and played headless on the sim backend. Target under 20 s
+  wall and under 1 GiB peak. Reference: the same day at a quarter of the nodes and jobs, in the
+  same run; the ratio of their costs per event says whether cost grows with events (near 1) or
+  with nodes times jobs (growing with size).
+- season: 16,384 GPUs (2,048 nodes) for 54 simulated days, a node failing about every three
+  hours across the fleet. Target under 60 s. Reference: the same fleet for an eighth of the days.
+- drill validate and drill test --backend sim on the fleet day as an incident file, each a
+  fresh process; reference: a fresh process that only imports drill. Target: seconds.
+
+--quick shrinks every size (a 1,024-node day, a 5-day season) and skips the CLI runs.
+It asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,72 +29,136 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+import fleet  # noqa: E402
+from suite import hand_over, peak_mb, row  # noqa: E402
 
 from drill.engine.drill import Drill  # noqa: E402
-from drill.incident.loader import load_incident  # noqa: E402
-
-BASE = REPO / "incidents" / "tutorial.yaml"
 
 
-def incident_with(nodes: int, length: str, folder: Path):
-    data = yaml.safe_load(BASE.read_text())
-    data = copy.deepcopy(data)
-    data["night"]["length"] = length
-    # The learner's job trains all night, so every size plays the whole night.
-    data["jobs"][0].update(steps=100_000, time_limit="12h")
-    per_island = 64 * 64
-    islands = []
-    left = nodes
-    for index in range((nodes + per_island - 1) // per_island):
-        count = min(per_island, left)
-        leaves = min(64, count)
-        islands.append({"name": "abcd"[index], "leaves": leaves, "nodes_per_leaf": count // leaves})
-        left -= leaves * (count // leaves)
-    data["cluster"]["islands"] = islands
-    path = folder / f"scale-{nodes}.yaml"
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-    return load_incident(path).incident
+def play_night(incident) -> tuple[float, int, int]:
+    """(wall seconds to build and play the whole night, SimPy events, jobs seen)."""
+    start = time.perf_counter()
+    drill = Drill.create(incident, 1, "sim")
+    events = [0]
+    env = drill.world.env
+    original = env.step
+
+    def step() -> None:
+        events[0] += 1
+        original()
+
+    env.step = step  # type: ignore[method-assign]
+    drill.play_out()
+    drill.world.run_rest_of_night()
+    return time.perf_counter() - start, events[0], len(drill.world.jobs)
 
 
-def night_seconds(incident, repeat: int) -> tuple[float, float]:
-    """(building the world, playing the night), each the best of `repeat`. Building places the
-    starting background load, which is where a scheduler that scans every node shows first."""
-    build = play = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        drill = Drill.create(incident, 1, "sim")
-        built = time.perf_counter()
-        drill.play_out()
-        build = min(build, built - start)
-        play = min(play, time.perf_counter() - built)
-    return build, play
+def fleet_day(quick: bool) -> list[dict]:
+    nodes, jobs = (1024, 5000) if quick else (4096, 20_000)
+    before = peak_mb()
+    small_s, small_events, _ = play_night(fleet.day_fleet(jobs=jobs // 4, nodes=nodes // 4))
+    big_s, big_events, seen = play_night(fleet.day_fleet(jobs=jobs, nodes=nodes))
+    name = f"fleet day, {nodes} nodes x 8 GPUs, {seen} jobs"
+    reference = f"{nodes // 4} nodes, {jobs // 4} jobs a day"
+    return [
+        row("scale", f"{name}: wall", big_s, "s", reference, small_s, target="< 20 s"),
+        row(
+            "scale",
+            f"{name}: cost per event",
+            big_s / big_events * 1e6,
+            "us/event",
+            reference,
+            small_s / small_events * 1e6,
+            target="ratio near 1",
+        ),
+        row(
+            "scale",
+            f"{name}: peak memory",
+            peak_mb(),
+            "MB",
+            "the process before the fleet nights",
+            before,
+            target="< 1024 MB",
+        ),
+    ]
+
+
+def season(quick: bool) -> list[dict]:
+    days = 5 if quick else 54
+    small_s, _, _ = play_night(fleet.season_fleet(days=days / 8))
+    big_s, events, _ = play_night(fleet.season_fleet(days=days))
+    return [
+        row(
+            "scale",
+            f"season, 16384 GPUs, {days} days, a failure every 3 h: wall ({events} events)",
+            big_s,
+            "s",
+            f"the same fleet for {days / 8:g} days",
+            small_s,
+            target="< 60 s",
+        )
+    ]
+
+
+def cli_runs() -> list[dict]:
+    """`drill validate` and `drill test --backend sim` on the fleet day, as fresh processes."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as folder:
+        path = Path(folder) / "fleet-bench.yaml"
+        data = fleet.fleet_data(
+            islands=16,
+            leaves=16,
+            nodes_per_leaf=16,
+            length=fleet.DAY,
+            arrivals_per_hour=20_000 / 24,
+        )
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+        def timed(*args: str) -> float:
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, *args], cwd=REPO, check=False, capture_output=True, timeout=900
+            )
+            return time.perf_counter() - start
+
+        floor = timed("-c", "import drill.cli")
+        for name, args in (
+            ("drill validate", ["-m", "drill", "validate", str(path)]),
+            (
+                "drill test --backend sim",
+                ["-m", "drill", "test", "--backend", "sim", "--saves-dir", folder, str(path)],
+            ),
+        ):
+            rows.append(
+                row(
+                    "scale",
+                    f"{name} on the 4096-node fleet day",
+                    timed(*args),
+                    "s",
+                    "a process that imports drill",
+                    floor,
+                    target="seconds",
+                )
+            )
+    return rows
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", default="64,128,256,512", help="cluster sizes, comma separated")
-    parser.add_argument("--length", default="1h", help="night length (a duration)")
-    parser.add_argument("--repeat", type=int, default=2, help="timed nights per size (best kept)")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-cli", action="store_true", help="skip drill validate and test")
     args = parser.parse_args()
-    sizes = sorted(int(n) for n in args.nodes.split(","))
-    rows = []
-    with tempfile.TemporaryDirectory() as folder:
-        for nodes in sizes:
-            incident = incident_with(nodes, args.length, Path(folder))
-            actual = sum(i.leaves * i.nodes_per_leaf for i in incident.cluster.islands)
-            build, play = night_seconds(incident, args.repeat)
-            rows.append((actual, build, play))
-            print(f"  {actual:5d} nodes: build {build:.2f} s, play {play:.2f} s", flush=True)
-    reference = (rows[0][1] + rows[0][2]) / rows[0][0]
-    print(f"sim night of {args.length}, nobody acting, best of {args.repeat}")
-    print(f"reference: {rows[0][0]} nodes, {reference * 1000:.3f} ms per node (build and play)")
-    print("nodes    build s    play s   ms/node   ratio to reference")
-    for nodes, build, play in rows:
-        per_node = (build + play) / nodes
+    rows = fleet_day(args.quick) + season(args.quick)
+    if not (args.quick or args.no_cli):
+        rows += cli_runs()
+    for r in rows:
         print(
-            f"{nodes:5d}  {build:8.2f}  {play:8.2f}  {per_node * 1000:8.3f}"
-            f"   {per_node / reference:6.2f}"
+            f"{r['measure']}: {r['value']:.2f} {r['unit']}; {r['reference']}:"
+            f" {r['ref_value']:.2f}; ratio {r['ratio']:.2f} (target {r['target']})"
         )
+    hand_over(rows)
     return 0
 
 

@@ -77,12 +77,13 @@ class GlooTraining(ReplicaTraining):
         from replica.ranks import replica_rank_for
 
         group = self.group
-        rank = replica_rank_for(sim_rank, sim_world, len(group.pids))
+        replica_world = len(group.pids)  # the group forgets its workers once it is torn down
+        rank = replica_rank_for(sim_rank, sim_world, replica_world)
         step, loss, _, _ = self._last
         self._last = (group.step_count, loss, group.parameters(), group.losses())
         texts = group.hang_rank(rank) if how == "hang" else group.kill_rank(rank)
         self.group = None  # torn down by the fault: the next attempt relaunches
-        texts = [sim_rank_tag(text, sim_world, len(group.pids)) for text in texts]
+        texts = [sim_rank_tag(text, sim_world, replica_world) for text in texts]
         self.real_errors.extend(texts)
         return texts
 

@@ -2,8 +2,8 @@
 
 Signals: none at the moment it happens unless `notice` is set (an info page from the storage
 team, as a ticket or a mail would say it); `df` shows the team's use against the new quota; the
-next checkpoint write that passes it fails as torch prints any failed write (`PytorchStreamWriter
-failed writing file data/0: file write failed`, no errno), and the job fails with it. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
+next checkpoint write that passes it fails (torch's writer error, the same words as a full
+volume) and the job fails with it; `df` shows the team at its quota. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
 the volume's `quota_requests` says.
 """
 
@@ -60,5 +60,5 @@ KIND = Kind(
     unit="cluster",
     fire=fire,
     check=check,
-    summary="a team's quota is lowered; its next write past it fails with EDQUOT",
+    summary="a team's quota is lowered; its next write past it fails while the volume has room",
 )

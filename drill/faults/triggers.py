@@ -3,7 +3,7 @@
     trigger: {event: fault, fault: gpu-dies}        at: 5m   five minutes after gpu-dies fired
     trigger: {event: restart}                       at: 0s   as the learner's job starts again
     trigger: {event: checkpoint, job: llm}          at: 0s   as llm starts its next checkpoint write
-    trigger: {event: page, text: 98% full}          at: 5m   five minutes after that page
+    trigger: {event: page, text: file write failed} at: 5m five minutes after that page
     trigger: {event: restart, fault: gpu-dies}      at: 1m   a minute into the first restart after
                                                           gpu-dies fired
 

@@ -1,9 +1,9 @@
 """volume_fill: someone starts writing to a shared volume, fast, and it fills.
 
 Signals: `df` shows the volume's use climbing (as late as its `df_lag`); the storage monitor
-pages at 90 and 98 percent full; a checkpoint write that meets a full volume fails as torch
-prints it (`PytorchStreamWriter failed writing file data/0: file write failed`, no errno), and
-the job fails with it. With `duration` the writer
+pages at 90 and 98 percent full; a checkpoint write that meets the full volume fails (torch
+prints `PytorchStreamWriter failed writing file data/0: file write failed`, no errno) and the job
+fails with it; `df` says why. With `duration` the writer
 stops; what it wrote stays. The space counts against `team` (by default nobody's quota: other
 teams, as on a shared scratch volume), so a quota request does not help.
 """
@@ -61,5 +61,5 @@ KIND = Kind(
     unit="cluster",
     fire=fire,
     check=check,
-    summary="a volume fills at a rate; fill pages, then checkpoint writes fail with ENOSPC",
+    summary="a volume fills at a rate; fill pages, then checkpoint writes fail",
 )

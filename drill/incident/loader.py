@@ -12,12 +12,14 @@ from drill.faults import KINDS
 from drill.faults.base import Names, Target
 from drill.faults.targets import check_target
 from drill.faults.triggers import check_triggers
+from drill.incident.bounds import MAX_QUEUED_JOBS
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.incident.pydantic_errors import allowed_keys_for, problems_from_validation_error
 from drill.incident.templates import template_problems
+from drill.incident.trace import TraceError, read_trace
 from drill.incident.yaml_source import (
     LocatedDocument,
     decode_source,
@@ -47,7 +49,38 @@ def load_incident(path: str | Path) -> LoadedIncident:
     problems = cross_references(incident, doc)
     if problems:
         raise IncidentError(problems)
+    if incident.background.trace is not None:
+        _read_background_trace(incident, Path(shown), doc)
     return LoadedIncident(incident, shown, sha, doc)
+
+
+def _read_background_trace(incident: Incident, path: Path, doc: LocatedDocument) -> None:
+    """Read `background.trace` from the incident's folder; a path out of it is refused."""
+    folder = path.resolve().parent
+    trace = (folder / str(incident.background.trace)).resolve()
+    where = ("background", "trace")
+    if not trace.is_relative_to(folder):
+        raise IncidentError([doc.problem(where, "the trace must be in this file's folder")])
+    if not trace.is_file():
+        raise IncidentError(
+            [doc.problem(where, f"no trace file at {trace.name}; put it next to the incident")]
+        )
+    try:
+        rows = read_trace(trace)
+    except TraceError as exc:
+        raise IncidentError([doc.problem(where, str(exc))]) from None
+    night = [row for row in rows if row.submit < incident.night.length]
+    if len(night) + len(incident.jobs) > MAX_QUEUED_JOBS:
+        raise IncidentError(
+            [
+                doc.problem(
+                    where,
+                    f"{len(night)} trace jobs arrive in this night; the engine runs at most"
+                    f" {MAX_QUEUED_JOBS} in one night, so shorten the trace or the night",
+                )
+            ]
+        )
+    incident.background._trace_jobs = rows
 
 
 def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
@@ -111,6 +144,14 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 (*base, "at"),
                 "this fault can fire after the night ends; move it earlier or shorten the jitter",
             )
+    plan = incident.plan
+    planned = next((j for j in incident.jobs if plan and j.name == plan.job), None)
+    if plan and plan.choices and planned is not None and not planned.checkpoint.enabled:
+        add(
+            ("plan", "choices"),
+            f"{planned.name} writes no checkpoints (`checkpoint: {{enabled: false}}`), so there"
+            " is no checkpoint setting to choose; drop the choices or enable its checkpoints",
+        )
     for loc, message in check_triggers(incident.faults, names):
         add(loc, message)
     fault_ids = {fault.id for fault in incident.faults}

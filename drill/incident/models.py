@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     BeforeValidator,
     Field,
+    PrivateAttr,
     StrictInt,
     WithJsonSchema,
     field_validator,
@@ -156,6 +157,10 @@ class Retry(Strict):
 
 
 class CheckpointSettings(Strict):
+    enabled: bool = Field(
+        True,
+        description="false: the job's script writes no checkpoints at all; a restart starts over",
+    )
     every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
     keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
     atomic: bool = Field(
@@ -370,6 +375,11 @@ class JobSpec(Strict):
         return value
 
 
+# A relative path: no leading / or dot, no backslash; `_trace_path` refuses a `..` part, and the
+# loader refuses a link that leads out of the incident's folder.
+TRACE_PATH = r"^[A-Za-z0-9_][A-Za-z0-9_./-]*\.csv$"
+
+
 class Background(Strict):
     utilization: float = Field(0.5, ge=0, le=1, description="share of GPUs busy at the start")
     arrivals_per_hour: float = Field(
@@ -399,6 +409,27 @@ class Background(Strict):
     high_priority_share: float = Field(
         0.0, ge=0, le=1, description="share of background jobs submitted as high priority"
     )
+    trace: Annotated[str, Field(pattern=TRACE_PATH, max_length=200)] | None = Field(
+        None,
+        description="a CSV of background jobs in the peer simulator's columns (job_id, user,"
+        " num_inst, submit_time, duration, num_gpu), next to this file or below it; its jobs"
+        " arrive at submit_time seconds into the night instead of arrivals_per_hour. A"
+        " fractional num_gpu takes a whole GPU (the world does not share GPUs); num_gpu 0 is"
+        " CPU work and is left out",
+    )
+    # The trace's rows, read by the loader from the file `trace` names.
+    _trace_jobs: list = PrivateAttr(default_factory=list)
+
+    @property
+    def trace_jobs(self) -> list:
+        return self._trace_jobs
+
+    @field_validator("trace")
+    @classmethod
+    def _trace_path(cls, value: str | None) -> str | None:
+        if value is not None and ".." in value.split("/"):
+            raise ValueError("the trace must be in this file's folder or below it, without ..")
+        return value
 
     @model_validator(mode="after")
     def _durations_in_order(self) -> Background:
@@ -455,6 +486,11 @@ class Expectation(Strict):
         le=1_000_000,
         description="for the reference: the most effective steps behind the undisturbed run it"
         " may end",
+    )
+    backend: Literal["any", "replica"] = Field(
+        "any",
+        description="any: checked on every backend; replica: only where the replica really"
+        " trains (its lesson is in the loss), skipped with --backend sim",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from drill.sim import free_index
@@ -33,8 +34,43 @@ def start(world: World) -> None:
             # It did not fit: take it back out rather than leave a wall of pending work.
             world.forget(job)
             misses += 1
-    if spec.arrivals_per_hour > 0:
+    if spec.trace is not None:
+        world.env.process(_trace_arrivals(world, spec.trace_jobs))
+    elif spec.arrivals_per_hour > 0:
         world.env.process(_arrivals(world, rng, counter))
+
+
+def _trace_arrivals(world: World, rows: list):
+    """The trace's jobs, each at its submit_time into the night, by one process walking the
+    rows in time order (ties in file order), not a process per job waiting to be submitted."""
+    gpn = world.cluster.gpus_per_node
+    length = world.incident.night.length
+    for row in sorted(rows, key=lambda r: r.submit):  # sorted() is stable: file order on ties
+        if row.submit >= length:
+            return
+        gpus = math.ceil(row.gpus) * row.instances  # no GPU sharing here: a whole GPU at least
+        if gpus == 0:
+            continue  # CPU work: the world models GPUs only
+        if gpus > gpn and gpus % gpn:
+            gpus += gpn - gpus % gpn  # wider than a node: whole nodes, as every gang takes
+        if row.submit > world.env.now:
+            yield world.env.timeout(row.submit - world.env.now)
+        name = f"{row.user}-t{row.job_id}"
+        if name in world.jobs:
+            name = f"{name}-{world.next_seq()}"
+        job = Job(
+            name=name,
+            team=row.user,
+            gpus=gpus,
+            priority="normal",
+            submit_time=world.env.now,
+            time_limit=float(round(row.duration * 1.5)) or 60.0,
+            duration=row.duration,
+            max_restarts=1,
+            restart_backoff=60.0,
+        )
+        world.add_job(job, job.submit_time)
+        world.emit("job_state", job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)")
 
 
 def _arrivals(world: World, rng, counter: list[int]):

@@ -81,6 +81,13 @@ class Gpu:
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
     throttles: dict[str, float] = field(default_factory=dict)
+    # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 74, 119, a pending
+    # row remap (drill/sim/gpu_state.py).
+    needs_reset: bool = False
+    remap_pending: bool = False
+    # Memory still held after its process died: (the pid nvidia-smi last showed, MiB). A
+    # start-up on this GPU runs out of memory; a reset or a reboot frees it.
+    held_by: tuple[int, int] | None = None
 
     @property
     def throttled(self) -> float:
@@ -123,6 +130,11 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    # What a start-up on this node meets besides its GPUs (drill/sim/gpu_state.py): /dev/shm
+    # full of stale segments, the NVSwitch fabric manager not running.
+    shm_full: bool = False
+    fabric_manager_up: bool = True
+    fabric_manager_fails_on_boot: bool = False
     address: str = ""  # its IP on the compute fabric, as NCCL names a peer
 
     def __setattr__(self, name: str, value) -> None:

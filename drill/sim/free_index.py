@@ -181,6 +181,10 @@ class Scratch:
             elif new == self.gpn:
                 insort(whole, member[1])
 
+    def none_free(self) -> bool:
+        """No usable node has a free GPU: only a job of no GPUs could start."""
+        return not any(self.buckets[count] for count in range(1, self.gpn + 1))
+
     def usable(self, position: int) -> bool:
         return self.count[position] != UNUSABLE
 

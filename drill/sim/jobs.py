@@ -50,6 +50,9 @@ class Attempt:
     carried: float = 0.0  # seconds of work a background job had done before this attempt
     loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
     poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
+    # A rank blocked outside any collective, by rank: the stack a dump of it shows, innermost
+    # frame first (nfs_hang; a `stack` view reads it).
+    blocked_in: dict[int, list[str]] = field(default_factory=dict)
     crashed: bool = False  # a rank's process died; the launcher ends the attempt shortly
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
     ended_as: JobState | None = None  # the state the job took when this attempt ended

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drill.faults.xids import fell_off_the_bus
-from drill.sim import checkpointing
+from drill.sim import checkpointing, gpu_state
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
@@ -46,6 +46,15 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         setup += world.checkpoint_read_time(job)
     yield env.timeout(setup)
     if attempt.ended:
+        return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        rank, node, gpu, lines, raised = blocked
+        for line in lines:
+            world.log(job, rank, line)
+        text = f"[rank{rank}]: {raised}"
+        world.log(job, rank, text)
+        world.end_attempt(job, FAILED, failed_at_startup(world, job, rank, text))
         return
     broken = _broken_rank(world, job)
     if broken is not None:
@@ -116,7 +125,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
         if job.step % STEP_LOG_EVERY == 0:
             job.log.step_marks.append((env.now, job.step, loss))
-        if job.step % job.policy.every == 0 and job.step < job.steps:
+        if job.policy.enabled and job.step % job.policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return
@@ -158,6 +167,11 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     job.elapsed_before = 0.0
     yield world.env.timeout(5.0)
     if attempt.ended:
+        return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        rank, node = blocked[0], blocked[1]
+        world.end_attempt(job, FAILED, f"rank {rank} on {node} failed at start-up: {blocked[4]}")
         return
     broken = _broken_rank(world, job)
     if broken is not None:

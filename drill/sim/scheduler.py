@@ -104,15 +104,25 @@ def plan(
     # Free space only shrinks during a pass: a shape that found no room finds none later.
     no_room: set[tuple[int, frozenset[int]]] = set()
 
+    full = scratch.none_free()  # no usable node has a free GPU left in this pass
+    behind = ""  # the reason of every job waiting behind the reservation
     for job in sorted(pending, key=Job.sort_key):
         if job.held:
             decisions.append(Decision(job, None, "held: `release` lets it schedule", Blocked.HELD))
             continue
         skip = index.positions(job.exclude) if job.exclude else NOTHING
+        key = (job.world, skip)
+        if reservation is not None and key in no_room:
+            # Behind the reservation, in a shape that found no room this pass (so one that can
+            # fit the usable nodes): it waits, as the full reading below would also find.
+            decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
+            continue
         if not index.ever_fits(job.world, skip):
             decisions.append(Decision(job, None, _never_fits(cluster, job), Blocked.NEVER_FITS))
             continue
-        key = (job.world, skip)
+        if full and reservation is not None and job.world > 0:
+            decisions.append(Decision(job, None, behind, Blocked.PRIORITY))  # nothing is free
+            continue
         placement = None if key in no_room else find(scratch, job, skip, taken)
         if placement is None:
             no_room.add(key)
@@ -121,23 +131,23 @@ def plan(
             if not ends_in_time and reservation.nodes & {n for n, _ in placement}:
                 placement = find(scratch, job, skip | reservation.positions, taken)
                 if placement is None:
-                    behind = f"priority: behind {reservation.head.name}"
                     decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
                     continue
         if placement is not None:
             for node, gpus in placement:
                 taken.setdefault(node, set()).update(gpus)
                 scratch.adjust(index.pos[node], -len(gpus))
+            full = scratch.none_free()
             decisions.append(Decision(job, placement))
             continue
         if reservation is None:
             if callable(running):
                 running = running()
             reservation = _reserve(scratch, job, skip, running, now)
+            behind = f"priority: behind {job.name}"
             needs = f"resources: needs {shape(cluster, job)}"
             decisions.append(Decision(job, None, needs, Blocked.RESOURCES))
         else:
-            behind = f"priority: behind {reservation.head.name}"
             decisions.append(Decision(job, None, behind, Blocked.PRIORITY))
     return decisions
 
@@ -191,21 +201,16 @@ def _reserve(
     so a fit can only appear on the nodes the latest one gave back."""
     index = scratch.index
     trial = scratch.copy()
-    ends = sorted(
-        (
-            (
-                (j.current.start if j.current and j.current.start is not None else now)
-                + j.time_limit,
-                j,
-            )
-            for j in running
-        ),
-        key=lambda pair: (pair[0], pair[1].name),
-    )
+    ends = []
+    for j in running:
+        last = j.attempts[-1] if j.attempts else None
+        began = last.start if last is not None and not last.ended else None
+        ends.append((((now if began is None else began) + j.time_limit), j.name, j))
+    ends.sort(key=lambda entry: (entry[0], entry[1]))
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn
-    for end_time, other in ends:
+    for end_time, _, other in ends:
         touched = []
         for node, gpus in other.placement:
             position = index.pos.get(node)

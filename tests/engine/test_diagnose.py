@@ -177,3 +177,21 @@ def test_fabric_of_an_unknown_leaf_says_which_exist():
     d.advance(AT)
     result = d.act("fabric leaf-a9")
     assert not result.accepted and "no leaf named 'leaf-a9'" in result.output
+
+
+def test_gpus_shows_what_the_fault_kinds_leave_on_a_gpu():
+    # The GPU and node state other fault kinds set (drill/sim/gpu_state.py on the faults
+    # branch): memory a dead process still holds, a pending row remap, no fabric manager.
+    d = night()
+    d.advance(AT)
+    node = d.world.cluster.nodes["gpu-b-1"]
+    node.gpus[2].held_by = (47002, 20480)
+    node.gpus[3].remap_pending = True
+    node.fabric_manager_up = False
+    out = look(d, "gpus gpu-b-1")
+    assert re.search(r"^2\s+\S+\s+33C\s+345 MHz\s+20480MiB / 81559MiB\s+0%", out, re.M), out
+    assert re.search(r"^2\s+47002\s+python\s+20480MiB$", out, re.M), out
+    assert "GPU 3: Remapped Rows Pending: Yes" in out
+    assert "Fabric: State In Progress" in out
+    clean = look(d, "gpus gpu-b-2")
+    assert "Remapped" not in clean and "Fabric" not in clean and "No running processes" in clean

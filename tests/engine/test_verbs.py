@@ -88,6 +88,7 @@ COSTS = [
     ([], "drain-leaf leaf-b2", 15),
     ([], "reboot gpu-b-3", 30),
     ([], "swap gpu-b-4", 60),
+    ([], "reset gpu-b-4 --gpu 2", 30),
     ([], "cancel eval", 15),
     ([], "requeue train", 15),
     ([], "restart train --from scratch", 30),
@@ -170,6 +171,8 @@ EFFECTS = [
     ("drain-leaf leaf-a1", "act", ("cluster", None)),
     ("reboot gpu-a-1", "act", ("node", "gpu-a-1")),
     ("swap gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("reset gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("reset gpu-a-1 --gpu 3", "act", ("node", "gpu-a-1")),
     ("cancel eval", "act", ("job", "eval")),
     ("requeue train", "act", ("job", "train")),
     ("restart train --exclude gpu-a-1", "act", ("job", "train")),
@@ -236,6 +239,7 @@ SECTIONS = {
         "cordon-leaf",
         "drain-leaf",
         "reboot",
+        "reset",
         "swap",
     },
     "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
@@ -429,6 +433,8 @@ PLAN = {"job": "train", "choices": {"ckpt-every": {"min": 20, "max": 100}}}
         ("03:10 ckpt prune train 2", "usage: ckpt prune JOB --keep N"),
         ("03:10 health gpu-q-9", "names node 'gpu-q-9', which does not exist"),
         ("03:10 restart train --include gpu-q-9", "names node 'gpu-q-9', which does not exist"),
+        ("03:10 fabric leaf-q9", "names leaf 'leaf-q9', which does not exist"),
+        ("03:10 stack train many", "rank must be a whole number, got 'many'"),
     ],
 )
 def test_a_reference_line_the_engine_would_refuse_fails_validate_at_its_line(

@@ -184,3 +184,31 @@ def test_a_storage_fault_in_a_night_without_volumes_says_to_add_one(tmp_path):
     fault = storage_fault(kind="slow_disk", volume="scratch")
     problem, line = refused(tmp_path, "volume: scratch", faults=[fault])
     assert "has no `storage:` volumes" in problem.message and problem.line == line
+
+
+# -- the GPU and node fault kinds' own fields -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fault", "marker", "words"),
+    [
+        ({"kind": "gpu_needs_reset", "xid": 79}, "xid: 79", "74, 119 or 63"),
+        ({"kind": "zombie_memory", "held": 100}, "held: 100", "at least 1024"),
+        ({"kind": "zombie_memory", "error": ""}, "error: ''", "at least 1 character"),
+        (
+            {"kind": "fabric_manager_down", "after_reboot": "soon"},
+            "after_reboot: soon",
+            "expected true or false",
+        ),
+        ({"kind": "ib_flap", "every": "10s"}, "every: 10s", "closer flaps are one long outage"),
+        ({"kind": "ib_flap", "target": {"leaf": "leaf-z9"}}, "leaf: leaf-z9", "no leaf named"),
+        ({"kind": "shm_full", "target": {"node": "gpu-q-1"}}, "node: gpu-q-1", "no node named"),
+        ({"kind": "nfs_hang", "path": "data/shard"}, "path: data/shard", "use an absolute path"),
+        ({"kind": "nfs_hang", "server": "NFS 1"}, "server: NFS 1", "must match the pattern"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_a_wrong_gpu_or_node_fault_field_is_located(tmp_path, fault, marker, words):
+    problem, line = refused(tmp_path, marker, faults=[{"id": "hw", "at": "10m", **fault}])
+    assert words in problem.message, problem
+    assert problem.line == line, (problem, line)

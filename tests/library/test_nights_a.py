@@ -34,7 +34,7 @@ NIGHTS = {
         (2, 3),
         {
             "keep-the-default": (True, {"progress", "plan"}),
-            "checkpoint-every-25": (True, {"progress"}),
+            "checkpoint-every-10": (True, {"progress"}),
         },
     ),
     "thermal-straggler": (
@@ -50,7 +50,7 @@ NIGHTS = {
         (1, 2),
         {
             "let-the-retries-handle-it": (False, {"progress", "recovered"}),
-            "exclude-the-nodes-not-the-leaf": (True, {"progress"}),
+            "exclude-the-nodes-not-the-leaf": (False, {"progress", "recovered"}),
         },
     ),
     "no-room-for-the-gang": (

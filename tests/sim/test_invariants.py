@@ -54,7 +54,7 @@ def clusters(draw) -> dict[str, Any]:
 def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> dict[str, Any]:
     fault: dict[str, Any] = {"id": f"f{index}", "kind": kind, "at": draw(st.integers(60, 7200))}
     if kind == "gpu_xid":
-        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 79, 94, 95, 63]))
+        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 63, 64, 74, 79, 94, 95, 119, 7]))
     if index and draw(st.booleans()):
         # Its clock starts at something in the night: an earlier fault, a restart, a write, a page.
         event = draw(st.sampled_from(["fault", "restart", "checkpoint", "page"]))
@@ -65,13 +65,17 @@ def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> 
             fault["trigger"]["text"] = draw(st.sampled_from(["failed", "full", "not responding"]))
         fault["at"] = draw(st.integers(0, 900))
     lasts = kind in ("node_down", "straggler", "link_flap", "random_failures", "slow_disk")
-    lasts = lasts or kind == "volume_fill"
+    lasts = lasts or kind in ("volume_fill", "ib_flap")
     if lasts and draw(st.booleans()):
         fault["duration"] = draw(st.integers(30, 3600))
     if kind == "volume_fill":
         fault["volume"] = "scratch"
         fault["rate"] = draw(st.sampled_from(["1TB/h", "50TB/h", "100TB/s"]))
         return fault
+    if kind == "gpu_needs_reset":
+        fault["xid"] = draw(st.sampled_from([74, 119, 63]))
+    if kind == "ib_flap" and draw(st.booleans()):
+        fault["every"] = draw(st.integers(30, 1800))
     if kind == "quota_cut":
         fault.update(volume="scratch", team="ml", quota=draw(st.sampled_from(["0GB", "300GB"])))
         return fault
@@ -105,6 +109,10 @@ ACTIONS = [
     "drain {node}",
     "reboot {node}",
     "swap {node}",
+    "reset {node}",
+    "reset {node} --gpu 0",
+    "cordon-leaf {leaf}",
+    "drain-leaf {leaf}",
     "restart train --from latest",
     "restart train --from scratch",
     "restart train --from latest --exclude {node}",
@@ -197,6 +205,7 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
             node=draw(st.sampled_from(nodes)),
             step=draw(st.sampled_from([5, 20, 40, 100])),
             half=max(1, gpus // 2),
+            leaf=draw(st.sampled_from(leaves)),
         )
         actions.append((draw(st.integers(0, NIGHT - 1)), text))
     actions.sort()

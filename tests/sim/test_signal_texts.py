@@ -238,3 +238,14 @@ def test_the_enospc_text_is_torchs_without_an_errno():
         in log
     )
     assert "Errno" not in log and "No space left" not in log
+
+
+def test_real_gloo_errors_are_tagged_with_the_jobs_rank_numbers():
+    from drill.engine.gloo_training import sim_rank_tag
+
+    text = "[rank 1] RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer"
+    assert sim_rank_tag(text, 16, 2) == (
+        "[rank8]: RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer"
+    )
+    assert sim_rank_tag(text.replace("rank 1", "rank 0"), 16, 2).startswith("[rank0]: ")
+    assert sim_rank_tag("untagged", 16, 2) == "untagged"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from drill.sim.checkpointing import WRITER_ERROR
 from drill.sim.jobs import FAILED
 from tests.drillkit import assert_no_fault_names, build, drill, job_spec
 
@@ -34,6 +33,12 @@ def night(fault: dict, volume: dict = SCRATCH, job: dict = TRAIN):
     return drill(build(jobs=[job], storage=[volume], faults=[{"id": ID, **fault}]))
 
 
+def write_failures(d) -> list[str]:
+    """What the timeline recorded about checkpoints that did not land (the errno is there; torch's
+    own message, in the job's failure, names only its writer)."""
+    return [e.text for e in d.world.timeline if e.kind == "checkpoint" and "not written" in e.text]
+
+
 def saves(d) -> list[str]:
     return [line.text for line in d.learner_job.log.lines if "saved in" in line.text]
 
@@ -49,7 +54,8 @@ def test_a_filling_volume_pages_shows_in_df_and_fails_the_next_write_with_enospc
     d.advance(600)  # full at 03:20; the next write, at step 20 of 10 s steps, meets it
     job = d.learner_job
     assert job.state == FAILED
-    assert WRITER_ERROR in job.attempts[-1].why and "Errno" not in job.attempts[-1].why
+    assert "PytorchStreamWriter failed writing file data/0" in job.attempts[-1].why
+    assert any("No space left on device" in text for text in write_failures(d))
     assert_no_fault_names({"df": after, "pages": " ".join(pages)}, ID)
 
 
@@ -82,7 +88,8 @@ def test_a_fill_triggered_by_the_next_write_meets_that_write():
     d.advance(1200)
     job = d.learner_job
     assert d.world.faults.fired_at[ID] == pytest.approx(290), "the first write, at step 20"
-    assert job.state == FAILED and WRITER_ERROR in job.attempts[0].why
+    assert job.state == FAILED and "PytorchStreamWriter" in job.attempts[0].why
+    assert "No space left on device" in write_failures(d)[0]
     assert job.checkpoints.latest_step is None, "the write it met never landed"
 
 
@@ -92,7 +99,8 @@ def test_a_quota_cut_fails_the_next_write_with_edquot_while_the_volume_has_room(
     d.advance(3600)
     job = d.learner_job
     assert job.state == FAILED
-    assert WRITER_ERROR in job.attempts[-1].why and "Errno" not in job.attempts[-1].why
+    assert "PytorchStreamWriter" in job.attempts[-1].why
+    assert any("Disk quota exceeded" in text for text in write_failures(d))
     assert d.world.volumes["scratch"].free() > 9e12
     assert not [a for a in d.world.pager.alerts if a.source == "storage-team"], "no notice"
     assert "196.0GB of 250.0GB quota" in d.act("df scratch").output
@@ -138,3 +146,25 @@ def test_a_slow_disk_slows_the_checkpoint_read_of_a_restart():
     normal.advance(120)
     slow = d.world.checkpoint_read_time(d.learner_job)
     assert slow == pytest.approx(10 * normal.world.checkpoint_read_time(normal.learner_job))
+
+
+def test_a_fault_can_follow_the_page_of_the_failed_write():
+    fill = {
+        "id": "fill",
+        "kind": "volume_fill",
+        "at": "10m",
+        "volume": "scratch",
+        "rate": "100TB/s",
+    }
+    later = {
+        "id": "later",
+        "kind": "node_down",
+        "at": "5m",
+        "trigger": {"event": "page", "text": "file write failed"},
+        "target": {"node": "gpu-b-1"},
+    }
+    d = drill(build(jobs=[TRAIN], storage=[SCRATCH], faults=[fill, later]))
+    d.advance(3600)
+    [page] = [a for a in d.world.pager.alerts if "file write failed" in a.text][:1]
+    assert page.severity == "critical"
+    assert d.world.faults.fired_at["later"] == pytest.approx(float(int(page.time + 300) + 1), abs=1)

@@ -96,6 +96,30 @@ def reboot(ctx: Context, call: Call) -> str:
     return ops.reboot(ctx.world, node)
 
 
+def reset(ctx: Context, call: Call) -> str:
+    """`nvidia-smi -r` on one GPU of the node, or on all of them: refused while a live process
+    uses one, as the driver refuses it."""
+    node = call["node"]
+    if not node.responsive or node.state in ("down", "rebooting"):
+        raise Reject(f"{node.name} is {node.state}; a GPU reset needs the node up")
+    index = call["--gpu"]
+    if index is not None:
+        in_range(index, "--gpu", 0, node.gpu_count - 1)
+    indexes = [index] if index is not None else list(range(node.gpu_count))
+    busy = sorted({i for i in indexes if i in node.used_gpus()})
+    if busy:
+        jobs = ", ".join(sorted(j for j, gpus in node.allocations.items() if set(gpus) & set(busy)))
+        raise Reject(
+            f"Unable to reset GPU {node.gpus[busy[0]].bus_id} because it's being used by some"
+            f" other process ({jobs}); stop the work on it first"
+        )
+    broken = [i for i in indexes if node.gpus[i].broken and not node.gpus[i].needs_reset]
+    text = ops.reset_gpus(ctx.world, node, indexes)
+    if broken:
+        text += f"; GPU {', '.join(str(i) for i in broken)} still reports an error"
+    return text
+
+
 def swap(ctx: Context, call: Call) -> str:
     node = call["node"]
     if node.name.startswith("spare-") and node.leaf is None:

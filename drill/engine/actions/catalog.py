@@ -381,6 +381,21 @@ VERBS: dict[str, Verb] = {
             " stay broken. A node that was cordoned or drained comes back drained.",
         ),
         Verb(
+            "reset",
+            "reset the node's GPUs, or one with --gpu (nvidia-smi -r); refused while work uses it",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.reset,
+            30,
+            args=(Arg("node", NODE),),
+            options=(Option("--gpu", NUMBER, what="GPU index"),),
+            detail="A reset frees memory a dead process still holds and clears an NVLink error"
+            " (Xid 74), a GSP timeout (Xid 119) and a pending row remap. It does not bring back"
+            " a GPU that fell off the bus or has a double bit ECC error. Other work on the node"
+            " keeps running.",
+        ),
+        Verb(
             "swap",
             "take the node out for repair and bring a spare from its island into its place",
             Kind.ACT,

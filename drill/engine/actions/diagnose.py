@@ -128,7 +128,9 @@ def stack(ctx: Context, call: Call) -> str:
     if rank in job.log.silent_from and attempt.crashed:
         return f"{node_name}: no process with pid {pid}"
     how = attempt.hung_ranks.get(rank)
-    if not attempt.training:
+    if rank in attempt.blocked_in:  # a read that never returns (nfs_hang): its own frames
+        frames, state = ["    " + f for f in attempt.blocked_in[rank]], "idle"
+    elif not attempt.training:
         frames, state = _STARTUP, "idle"
     elif how == "hang":
         frames, state = _DATA_READ + _MAIN, "idle"
@@ -178,6 +180,8 @@ def gpus(ctx: Context, call: Call) -> str:
         job = world.jobs.get(owner) if owner else None
         alive = job is not None and _process_alive(world, job, node.name, gpu.index)
         memory = (TRAINING_MIB if job is not None and job.training else OTHER_MIB) if alive else 0
+        if gpu.held_by is not None:
+            memory += gpu.held_by[1]  # a dead process's memory: used, and no process listed
         if gpu.broken:
             rows.append((str(gpu.index), gpu.bus_id, "ERR!", "ERR!", "ERR!", "ERR!", "-"))
         else:
@@ -196,7 +200,7 @@ def gpus(ctx: Context, call: Call) -> str:
                     "HW Slowdown" if gpu.throttled > 1.0 else "None",
                 )
             )
-        if gpu.broken and gpu.xid in (48, 64, 95):
+        if (gpu.broken and gpu.xid in (48, 64, 95)) or gpu.remap_pending:
             pending = "Failure: Yes" if gpu.xid == 64 else "Pending: Yes"
             remaps.append(f"  GPU {gpu.index}: Remapped Rows {pending}")
         if alive:

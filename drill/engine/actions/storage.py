@@ -104,6 +104,10 @@ def set_setting(ctx: Context, call: Call) -> str:
     refusal = plan_refusal(ctx.world.incident.plan, job.name, key, value)
     if refusal:
         raise Reject(refusal)
+    if not job.policy.enabled:
+        raise Reject(
+            f"{job.name} writes no checkpoints (its script has none); {key} changes nothing"
+        )
     setting = SETTINGS[key]
     setattr(job.policy, setting.policy_field, setting.read(value))
     return f"{job.name} {key} = {value}"
