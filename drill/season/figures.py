@@ -11,7 +11,6 @@ drifts shows there.
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 
 from drill.incident.models import Incident
@@ -151,27 +150,32 @@ def play_season_world(
 
 
 def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies) -> SeasonFigures:
+    """The time account, window by window: from each strike on the job to the next one (or the
+    season's end) the time is down, work redone, new training kept, or checkpoint writes; the
+    first two are the strike's. Before the first strike: the first start, training and writes."""
     length = world.now
     timeline = [e for e in world.timeline if e.subject == job.name]
     starts = [e for e in timeline if e.kind == "job_state" and e.data.get("state") == "training"]
-    steps = [e for e in timeline if e.kind == "step"]
+    saves = [e.time for e in timeline if e.kind == "checkpoint" and "saved" in e.text]
+    size = checkpoint_size(world, job)
+    write = _write_seconds(world, job, size)
+    effective = _kept(job) * job.step_time
     first_start = starts[0].time if starts else length
-    interruptions = []
     hits = [s for s in world.strikes if s.hit]
+    interruptions = []
     for index, strike in enumerate(hits):
-        # Training resumes at the first start or first step after the strike, whichever is
-        # first; a later strike on the job while it is still down ends this one's account.
-        resume = _resumed_at(strike.time, starts, steps, job.step_time)
-        upto = min(
-            max(resume[0], strike.time),
-            hits[index + 1].time if index + 1 < len(hits) else math.inf,
-            length,
-        )
-        resume_step = resume[1] if resume[0] <= upto else strike.step
-        redone = max(0, strike.step - resume_step) if strike.training else 0
-        lost_work = redone * job.step_time + (strike.since_step if strike.training else 0.0)
+        later = hits[index + 1] if index + 1 < len(hits) else None
+        end = later.time if later else length
+        kept_end = later.kept_before if later else effective
+        writes = sum(1 for t in saves if strike.time <= t < end) * write
+        lost = (end - strike.time) - (kept_end - strike.kept_before) - writes
+        # The work in flight is thrown away when the attempt it struck ends; a stall that
+        # clears by itself (the attempt goes on) only cost the time it stood still.
+        struck = job.attempts[strike.attempt - 1] if strike.attempt else None
+        ended = struck is not None and struck.end is not None and struck.end <= end
+        lost_work = max(0.0, strike.kept_before - strike.kept_after) if ended else 0.0
         interruptions.append(
-            Interruption(strike.time, strike.cause, strike.node, lost_work, upto - strike.time)
+            Interruption(strike.time, strike.cause, strike.node, lost_work, lost - lost_work)
         )
     causes = []
     for item in season_of(incident).causes:
@@ -185,10 +189,6 @@ def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies
                 sum(i.down for i in mine),
             )
         )
-    saves = [e for e in timeline if e.kind == "checkpoint" and "saved" in e.text]
-    size = checkpoint_size(world, job)
-    write = _write_seconds(world, job, size)
-    effective = _kept(job) * job.step_time
     named = effective + first_start + sum(r.lost for r in causes) + len(saves) * write
     return SeasonFigures(
         incident=incident.id,
@@ -209,17 +209,6 @@ def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies
         strikes=len(world.strikes),
         curve=curve,
     )
-
-
-def _resumed_at(after: float, starts, steps, step_time: float) -> tuple[float, int]:
-    """When (and at which step) training went on after `after`: a new attempt's start, or the
-    step a stall that cleared by itself began again."""
-    start = next(((e.time, int(e.data.get("step", 0))) for e in starts if e.time > after), None)
-    step = next(
-        ((e.time - step_time, int(e.data["step"]) - 1) for e in steps if e.time > after), None
-    )
-    found = [x for x in (start, step) if x is not None]
-    return min(found) if found else (math.inf, 0)
 
 
 def _write_seconds(world: SeasonWorld, job: Job, size: int) -> float:

@@ -18,6 +18,7 @@ from drill.faults.gpu_xid import GpuXid
 from drill.faults.link_flap import LinkFlap
 from drill.incident.models import Incident
 from drill.incident.season import HARDWARE_CAUSES, Policies, Season
+from drill.season.progress import kept_steps, training
 from drill.sim import operations
 from drill.sim.jobs import FAILED, NODE_FAIL, REQUEUED, Job
 from drill.sim.rng import substream
@@ -35,9 +36,9 @@ class Strike:
     cause: str
     node: str
     hit: bool  # it struck the learner's job
-    step: int  # the job's step when it struck
-    training: bool  # the job was training then (not already down)
-    since_step: float  # seconds since the job's last finished step (work in flight, lost)
+    kept_before: float  # training seconds the job kept just before it struck (work in flight too)
+    kept_after: float  # and just after: what it keeps unless the stall clears by itself
+    attempt: int | None  # the job's attempt it struck, if one was under way
 
 
 def season_of(incident: Incident) -> Season:
@@ -134,18 +135,28 @@ class SeasonWorld(World):
 
     def _strike(self, node, cause: str, gpu: int, count: int) -> None:
         job = self.mine
-        attempt = job.current
         if cause == "network":
             hit = bool(node.leaf) and any(
                 self.cluster.nodes[n].leaf == node.leaf for n in job.nodes
             )
         else:
             hit = node.name in job.nodes
-        training = bool(
-            hit and attempt is not None and attempt.training and attempt.stall_wake is None
+        before = self.kept_time()
+        attempt = job.current.number if job.current is not None else None
+        self._apply(node, cause, gpu, count)
+        self.strikes.append(
+            Strike(self.now, cause, node.name, hit, before, self.kept_time(), attempt)
         )
-        since = self.now - job.last_step_time if training and job.last_step_time else 0.0
-        self.strikes.append(Strike(self.now, cause, node.name, hit, job.step, training, since))
+
+    def kept_time(self) -> float:
+        """Training seconds the learner's job keeps now, the step in flight included."""
+        job = self.mine
+        kept = kept_steps(job) * job.step_time
+        if training(job) and job.last_step_time is not None:
+            kept += self.now - job.last_step_time  # the step in flight (or a write) is still its
+        return kept
+
+    def _apply(self, node, cause: str, gpu: int, count: int) -> None:
         fault_id = f"season-{count}"
         if cause in XID_OF:
             spec = GpuXid(id=fault_id, kind="gpu_xid", at=0.0, xid=XID_OF[cause])
@@ -233,14 +244,14 @@ class SeasonWorld(World):
         node.down_causes.clear()
         self.under_repair.discard(name)
         if swapped:
+            # Back in the spare pool. It stays on its island's member list (the scheduler's
+            # free-GPU index counts on those lists only growing); as a spare it takes no work,
+            # and a later swap puts it behind the leaf it replaces.
             node.out_for_repair = False
             if node.leaf:
                 members = self.cluster.leaves[node.leaf][1]
                 if name in members:
                     members.remove(name)
-            island = self.cluster.islands[node.island]
-            if name in island:
-                island.remove(name)
             node.leaf = None
             self.set_node_state(node, NodeState.SPARE, "repaired; back in the spare pool")
         elif not node.allocations:

@@ -5,15 +5,19 @@ from __future__ import annotations
 from drill.sim.jobs import Job
 
 
-def kept_steps(job: Job) -> int:
-    """The steps the job keeps at this moment: its own step while it trains, the checkpoint it
-    will resume from while it is stopped or stalled (the steps since then are already lost)."""
+def training(job: Job) -> bool:
+    """The job is making steps it keeps: an attempt that trains, not crashed, not stalled."""
     attempt = job.current
-    training = (
+    return (
         attempt is not None
         and attempt.training
         and not attempt.ended
         and not attempt.crashed
         and attempt.stall_wake is None
     )
-    return job.step if training else (job.checkpoints.latest_step or 0)
+
+
+def kept_steps(job: Job) -> int:
+    """The steps the job keeps at this moment: its own step while it trains, the checkpoint it
+    will resume from while it is stopped or stalled (the steps since then are already lost)."""
+    return job.step if training(job) else (job.checkpoints.latest_step or 0)

@@ -48,6 +48,8 @@ def check_adds_up(figures) -> None:
     # What no row names stays small: slow steps behind a flap, writes cut short.
     assert abs(figures.other) <= 0.01 * figures.length
     assert sum(row.interruptions for row in figures.causes) == len(figures.interruptions)
+    for item in figures.interruptions:
+        assert item.down >= -1e-6 and item.lost_work >= 0, item
     for row in figures.causes:
         mine = [i for i in figures.interruptions if i.cause == row.cause]
         assert row.lost == pytest.approx(sum(i.lost for i in mine))
