@@ -111,6 +111,24 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("-o", "--output", metavar="FILE.html", help="write here instead of stdout")
     report.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
 
+    season = sub.add_parser(
+        "season", help="play weeks of an incident's fleet with your standing policies"
+    )
+    season.add_argument("incident", help="incident YAML file with a `season:` section, or its id")
+    season.add_argument("--seed", type=int, help="seed (default: the incident's first seed)")
+    season.add_argument(
+        "--set",
+        dest="policies",
+        action="append",
+        default=[],
+        metavar="POLICY=VALUE",
+        help="override a standing policy (spares, auto_drain, auto_restart, health_check,"
+        " checkpoint_every, keep), like auto_drain=yes",
+    )
+    season.add_argument("--json", action="store_true", help="print one JSON object")
+    season.add_argument("--report", metavar="FILE.html", help="also write the season as HTML")
+    season.add_argument("--tui", action="store_true", help="show the season in the terminal app")
+
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
     listing.add_argument(

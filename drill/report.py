@@ -13,10 +13,12 @@ from collections.abc import Callable
 from drill.atomic_file import write_text_atomic
 from drill.course import COURSE as COURSE_NAME
 from drill.course import KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
+from drill.engine import shown_text
 from drill.engine.par import reference_actions
 from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown
+from drill.season.html import night_season_section
 
 WIDTH, HEIGHT, PAD = 720, 260, 40
 STYLE = """
@@ -76,18 +78,19 @@ def build_html(record: NightRecord, reference: list[tuple[float, str, bool]] | N
     ]
     parts += _score_section(record)
     parts += _curve_section(record)
+    parts += night_season_section(record)  # the incident's season, when it has one
     parts += _timeline_section(record, reference)
     parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
     parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]
     parts += ["</ul></section>", '<section id="takeaways"><h2>Takeaways</h2><ul>']
-    parts += [f"<li>{e(text)}</li>" for text in incident.debrief.takeaways] or [
+    parts += [f"<li>{e(text)}</li>" for text in shown_text.takeaways(record.drill.world)] or [
         "<li>None written.</li>"
     ]
     parts += ["</ul></section>"]
     answer = record.save.texts.get("opinion", "").strip()
     parts += [
         '<section id="opinion"><h2>Opinion checkpoint</h2>',
-        f"<p><strong>{e(incident.debrief.opinion or 'No question for this night.')}</strong></p>",
+        f"<p><strong>{e(shown_text.opinion(record.drill.world) or 'No question for this night.')}</strong></p>",
         f'<div class="answer">{e(answer) if answer else "<em>No answer written yet.</em>"}</div>',
         "</section>",
         '<section id="runbook"><h2>Your cluster runbook</h2>',

@@ -16,6 +16,7 @@ from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
 from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
+from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 
 SECTIONS = (
@@ -71,7 +72,7 @@ class CadenceAdvice:
             f" checkpointing costs {self.write_seconds / max(self.chosen_seconds, 1):.0%} of training time in writes"
             f" and {format_size(self.keep * self.size)} of storage for {self.keep} kept.",
         ]
-        return out
+        return out + measured_lines()  # the formula, as this simulator measured it
 
 
 def cadence(record: NightRecord) -> CadenceAdvice:

@@ -4,6 +4,10 @@
   from run to run or machine load to machine load, and the replica is so small that threads only
   add overhead anyway.
 - Deterministic algorithms: torch raises instead of silently picking a nondeterministic kernel.
+- A fixed seed for the global CPU generator: torch seeds it at random in every process. The
+  replica never draws from it, but a checkpoint saves its state (the `rng` entry), so without a
+  fixed seed the same checkpoint had different bytes, and a different sha256 in its manifest,
+  in every process, and a replayed `ckpt verify` printed other hashes than the save.
 
 Why not `torch.use_deterministic_algorithms(True)`: in torch 2.13 that function first runs
 `import torch._inductor.config` (to set inductor's own `deterministic` flag, which only
@@ -35,6 +39,7 @@ def configure_determinism() -> None:
         return
     torch.set_num_threads(1)
     set_deterministic_algorithms()
+    torch.manual_seed(0)
     _done = True
 
 

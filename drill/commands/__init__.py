@@ -24,6 +24,7 @@ HANDLERS = {
     "test": ("testing", "run_tests"),
     "runbook": ("exports", "runbook"),
     "report": ("exports", "report"),
+    "season": ("season", "season"),
 }
 
 

@@ -29,8 +29,9 @@ def list_incidents(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
+    width = max((len(row["id"]) for row in rows), default=0)
     for number, row in enumerate(rows, start=1):
         print(
-            f"{number}. {row['id']:<16} {row['difficulty']:<8} ~{row['estimated_minutes']}m  {row['title']}"
+            f"{number}. {row['id']:<{width}}  {row['difficulty']:<8} ~{row['estimated_minutes']}m  {row['title']}"
         )
     return 0

@@ -5,13 +5,16 @@ when the night kills or freezes a rank, a real worker gets SIGKILL or SIGSTOP an
 own exception texts become part of what the pager says. Worker start-up, the kill and the wait
 for the survivors' errors take wall time, never sim time.
 
-Which fault does what to a process: a rank whose process dies (kill_rank, a crashing Xid) or
-whose GPU is gone from under it (Xid 79, a node that stops answering) is SIGKILLed; a rank that
-hangs in software (hang_rank) is SIGSTOPped, so the survivors hit the process group timeout.
+Which fault does what to a process: a rank whose process dies (kill_rank, a crashing Xid) is
+SIGKILLed, so the survivors see the connection close at once; a rank that stops without dying
+(hang_rank, a GPU gone from under it, a node that stops answering) is SIGSTOPped, so the
+survivors wait in silence and hit the process group timeout, as real peers would. The real
+texts are tagged with the simulated job's rank numbers, so a night has one world.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from drill.engine.replica_training import ReplicaTraining
@@ -74,11 +77,13 @@ class GlooTraining(ReplicaTraining):
         from replica.ranks import replica_rank_for
 
         group = self.group
-        rank = replica_rank_for(sim_rank, sim_world, len(group.pids))
+        replica_world = len(group.pids)  # the group forgets its workers once it is torn down
+        rank = replica_rank_for(sim_rank, sim_world, replica_world)
         step, loss, _, _ = self._last
         self._last = (group.step_count, loss, group.parameters(), group.losses())
         texts = group.hang_rank(rank) if how == "hang" else group.kill_rank(rank)
         self.group = None  # torn down by the fault: the next attempt relaunches
+        texts = [sim_rank_tag(text, sim_world, replica_world) for text in texts]
         self.real_errors.extend(texts)
         return texts
 
@@ -90,3 +95,17 @@ class GlooTraining(ReplicaTraining):
     def close(self) -> None:
         self._stop_group()
         super().close()
+
+
+_TAG = re.compile(r"^\[rank (\d+)\] ")
+
+
+def sim_rank_tag(text: str, sim_world: int, replica_world: int) -> str:
+    """Tag a worker's error with the simulated rank it stands for (the first of its block),
+    in the form the simulated ranks' own lines use: `[rank8]: RuntimeError: ...`."""
+    match = _TAG.match(text)
+    if match is None:
+        return text
+    replica_rank = int(match.group(1))
+    sim_rank = -(-replica_rank * sim_world // replica_world)
+    return f"[rank{sim_rank}]: {text[match.end() :]}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from drill.engine.actions.errors import Reject
 from drill.engine.drill import ActionResult, Drill
+from drill.engine.shown_text import fill_action
 from drill.engine.timed import TEMPLATE, TimedAction
 from drill.incident import units
 
@@ -24,32 +25,24 @@ def resolve_time(drill: Drill, action: TimedAction, previous_end: float) -> floa
         base = previous_end
     elif base_text.startswith("{"):
         fault_id = TEMPLATE.match(base_text).group(1)  # type: ignore[union-attr]
-        base = drill.world.faults.fired_at.get(fault_id, drill.world.faults.times[fault_id])
+        base = fault_time(drill, fault_id)
     else:
         base = drill.world.clock.from_clock(base_text)
     return base + (units.parse_duration(extra) if plus else 0.0)
 
 
-def resolve_text(drill: Drill, text: str) -> str:
+def fault_time(drill: Drill, fault_id: str) -> float:
+    """When the fault fired, or will: a triggered fault's time is known only once what starts
+    its clock has happened, so the night runs on until it fires (or ends: then a line timed
+    from it does not play)."""
     faults = drill.world.faults
+    if fault_id not in faults.fired_at and fault_id not in faults.times:
+        faults.run_until_fired(fault_id, drill.night_end)
+    return faults.fired_at.get(fault_id, faults.times.get(fault_id, drill.night_end))
 
-    def fill(match) -> str:
-        fault_id, field = match.groups()
-        if field == "time":
-            return drill.world.clock.label(faults.fired_at.get(fault_id, faults.times[fault_id]))
-        picks = faults.chosen.get(fault_id)
-        if not picks:
-            raise Reject(
-                f"fault {fault_id} has not fired yet, so {{fault.{fault_id}.{field}}} is unknown"
-            )
-        if field == "nodes":
-            return ",".join(sorted({str(p.node) for p in picks}))
-        value = picks[0].field(field)
-        if value is None:
-            raise Reject(f"fault {fault_id} chose no {field}")
-        return str(value)
 
-    return TEMPLATE.sub(fill, text)
+def resolve_text(drill: Drill, text: str) -> str:
+    return fill_action(drill.world, text)
 
 
 def act_line(drill: Drill, text: str) -> ActionResult:

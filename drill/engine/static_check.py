@@ -32,7 +32,7 @@ def check(loaded: LoadedIncident) -> list[Problem]:
     doc = loaded.doc
     problems: list[Problem] = []
     fault_ids = {f.id for f in incident.faults}
-    nodes, _, _ = cluster_names(incident)
+    nodes, leaves, _ = cluster_names(incident)
     jobs = {j.name for j in incident.jobs}
     volumes = {v.name for v in incident.storage}
     clock = NightClock(incident.night.start)
@@ -65,7 +65,7 @@ def check(loaded: LoadedIncident) -> list[Problem]:
                         f"{base_time} is after the night ends; act before {clock.label(incident.night.length)}",
                     )
                 )
-            for message in _names(action.text, nodes, jobs, volumes):
+            for message in _names(action.text, nodes, jobs, volumes, leaves):
                 problems.append(doc.problem(loc, message))
             for message in _refusals(action.text, incident):
                 problems.append(doc.problem(loc, message))
@@ -96,10 +96,12 @@ def _is_template(word: str) -> bool:
     return TEMPLATE.search(word) is not None
 
 
-def _names(text: str, nodes: set[str], jobs: set[str], volumes: set[str]) -> list[str]:
-    """Every node, job and volume the line names, by its verb's argument types."""
+def _names(
+    text: str, nodes: set[str], jobs: set[str], volumes: set[str], leaves: set[str] = frozenset()
+) -> list[str]:
+    """Every node, leaf, job and volume the line names, by its verb's argument types."""
     command = parse(text, stand_in=_is_template)
-    pools = {"node": nodes, "job": jobs, "volume": volumes}
+    pools = {"node": nodes, "job": jobs, "volume": volumes, "leaf": leaves}
     problems = []
     for part in VERBS[command.verb].typed():
         value = command.values.get(part.name)

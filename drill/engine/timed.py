@@ -6,9 +6,10 @@
     {fault.gpu-dies.time}+8m logs llm    relative to when a fault fired
 
 Action text may name what a fault chose: `{fault.gpu-dies.node}`, `.gpu`, `.rank`, `.job`,
-`.leaf`, `.step` (a corrupted checkpoint), `.nodes` (all chosen nodes, comma separated) and
-`.time`. They are filled in when the
-action runs, so a reference stays right for every seed.
+`.leaf`, `.island`, `.step` (a corrupted checkpoint), `.nodes` (all chosen nodes, comma
+separated), `.leaf_nodes` and `.island_nodes` (every node behind the leaf, of the island) and
+`.time` (drill/incident/templates.py). They are filled in when the action runs, so a reference
+stays right for every seed.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from pathlib import Path
 from drill.engine.actions.errors import ActionsFileError, Reject
 from drill.engine.actions.parser import parse
 from drill.incident import units
+from drill.incident.templates import FIELDS, TEMPLATE
 
-TEMPLATE = re.compile(r"\{fault\.([a-z0-9][a-z0-9-]*)\.([a-z]+)\}")
-FIELDS = ("node", "gpu", "rank", "job", "leaf", "nodes", "step", "time")
 _TIME = re.compile(
     r"^(?P<base>\d{1,2}:\d{2}(?::\d{2})?|\{fault\.[a-z0-9-]+\.time\})?(?:\+(?P<plus>[0-9smhd.]+))?$"
 )

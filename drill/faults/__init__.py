@@ -15,13 +15,22 @@ from pydantic import Field
 
 from drill.faults import (
     corrupt_checkpoint,
+    fabric_manager_down,
+    gpu_needs_reset,
     gpu_xid,
     hang_rank,
+    ib_flap,
     kill_rank,
     link_flap,
+    nfs_hang,
     node_down,
+    quota_cut,
     random_failures,
+    shm_full,
+    slow_disk,
     straggler,
+    volume_fill,
+    zombie_memory,
 )
 from drill.faults.base import FaultBase, Kind, Pick
 
@@ -34,6 +43,15 @@ _MODULES = (
     link_flap,
     random_failures,
     corrupt_checkpoint,
+    volume_fill,
+    quota_cut,
+    slow_disk,
+    gpu_needs_reset,
+    zombie_memory,
+    shm_full,
+    fabric_manager_down,
+    ib_flap,
+    nfs_hang,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from drill.incident.fields import Duration, Moment, Name, Strict
 
@@ -49,12 +49,42 @@ class JobTarget(Strict):
     job: Name | None = Field(None, description="the job whose checkpoint it hits (default: yours)")
 
 
+TriggerEvent = Literal["fault", "restart", "checkpoint", "page"]
+
+
+class Trigger(Strict):
+    """What starts a fault's clock, when it is not the night's start: another fault, a state of
+    a job, or a page. The fault's `at` is then a delay after it (drill/faults/triggers.py)."""
+
+    event: TriggerEvent = Field(
+        description="fault: another fault fired; restart: the job starts again after a failure"
+        " or a restart; checkpoint: the job starts writing a checkpoint; page: a page arrives"
+    )
+    fault: Name | None = Field(
+        None,
+        description="event: fault, the fault it follows; otherwise it watches only after this fault"
+        " has fired",
+    )
+    job: Name | None = Field(
+        None, description="event: restart or checkpoint, whose (default: the learner's job)"
+    )
+    text: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = Field(
+        None, description="event: page, the first page whose text contains this (case-insensitive)"
+    )
+
+
 class FaultBase(Strict):
     """Fields every fault has. Each kind adds its own and a `kind` literal."""
 
     id: Name = Field(description="this fault's name; action lines refer to it as {fault.ID.FIELD}")
-    at: Moment = Field(description="when the fault fires")
+    at: Moment = Field(
+        description="when the fault fires; with a `trigger`, how long after it, like 5m or 0s"
+    )
     jitter: Duration = Field(0.0, description="seeded random delay added to `at`, up to this much")
+    trigger: Trigger | None = Field(
+        None,
+        description="start the clock at another fault, a job's restart or checkpoint, or a page",
+    )
 
 
 @dataclass(frozen=True)
@@ -80,6 +110,8 @@ class Names:
     islands: set[str]
     jobs: dict[str, int]  # job name -> its GPUs (ranks)
     cluster_mtbf: float | None
+    volumes: dict[str, int] = field(default_factory=dict)  # volume name -> its capacity
+    teams: set[str] = field(default_factory=set)  # every team a job or a quota names
 
 
 Check = Callable[[Any, Names], list[tuple[Loc, str]]]

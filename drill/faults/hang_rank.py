@@ -1,8 +1,10 @@
 """hang_rank: one rank stops inside a collective and never comes back.
 
-Signals: the rank's log goes silent, the other ranks wait, the learner's job pages after five
-minutes without progress, and at `collective_timeout` every surviving rank logs a NCCL
-watchdog timeout and the attempt fails. `health` shows nothing wrong with the node.
+Signals: the rank's log goes silent, the other ranks wait in the all-reduce, the learner's job
+pages after five minutes without progress, and at `collective_timeout` every other rank's NCCL
+watchdog logs the timed-out collective and aborts; the attempt fails with torchrun's
+ChildFailedError naming one of them. `perf JOB` shows the stuck rank's last enqueued collective
+lagging, `stack JOB RANK` shows it in a data loader read. `health` shows nothing wrong.
 """
 
 from __future__ import annotations

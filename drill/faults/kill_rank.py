@@ -1,12 +1,14 @@
 """kill_rank: the process of one rank is killed, as the kernel's OOM killer does.
 
-Signals: `Out of memory: Killed process ... (python)` in the node's kernel log; the rank dies
-with `exitcode: -9, Signals.SIGKILL` and the attempt fails a few seconds later with a
-`ChildFailedError` naming the rank and node. The node itself is healthy.
+Signals: `Out of memory: Killed process ... (python)` in the node's kernel log; the rank's log
+just stops, and a few seconds later torchrun logs `failed (exitcode: -9)` and the attempt fails
+with a `ChildFailedError` naming the rank, its host and `Signal 9 (SIGKILL)`. The node itself
+is healthy.
 """
 
 from __future__ import annotations
 
+import signal
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
@@ -32,7 +34,8 @@ def fire(world: World, fault: KillRank, picks: list[Pick]) -> None:
             (world.now, f"Out of memory: Killed process {node.pid_base + gpu} (python)")
         )
         for victim, victim_rank in world.jobs_on_gpu(node.name, gpu):
-            world.failures.crash(victim, victim_rank, "exitcode: -9, Signals.SIGKILL")
+            # A SIGKILLed process prints nothing: only the launcher says how it ended.
+            world.failures.crash(victim, victim_rank, "", exitcode=-int(signal.SIGKILL))
 
 
 KIND = Kind(

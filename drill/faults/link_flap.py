@@ -1,9 +1,10 @@
 """link_flap: the uplink of one leaf switch goes down and up.
 
-Signals: every node behind the leaf logs `mlx5_core ... Link down` and `Link up`, and jobs
-behind it run `slowdown` times slower. If the flap lasts at least the job's
-`collective_timeout` (or has no `duration`), jobs behind the leaf stall instead and fail at the
-collective timeout.
+Signals: the leaf switch logs its uplink going down and up (`fabric LEAF` shows it, with the
+port's link-down counter); the nodes' own kernel logs show nothing, since their own links stay
+up. Jobs behind the leaf run `slowdown` times slower while it lasts. If the link stays down
+longer than InfiniBand's retry window (or the flap has no `duration`), NCCL on a rank behind
+the leaf fails within seconds with `transport retry counter exceeded`, and the attempt with it.
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ def fire(world: World, fault: LinkFlap, picks: list[Pick]) -> None:
 def _flap(world: World, fault: LinkFlap, leaf: str) -> None:
     _, members = world.cluster.leaves[leaf]
     for name in members:
-        node = world.cluster.nodes[name]
-        node.link_events += 6
-        node.kernel_log.append((world.now, "mlx5_core: mlx5_port_change: Link down"))
-        node.kernel_log.append((world.now, "mlx5_core: mlx5_port_change: Link up"))
+        world.cluster.nodes[name].link_events += 6
+    cluster = world.cluster
+    cluster.uplink_downs[leaf] = cluster.uplink_downs.get(leaf, 0) + 3
+    log = cluster.switch_log.setdefault(leaf, [])
+    for _ in range(3):
+        log.append((world.now, f"{leaf} port 1/33 (uplink): link down"))
+        log.append((world.now, f"{leaf} port 1/33 (uplink): link up"))
     # While it lasts, it hits every gang behind the leaf: those running now and those placed
     # there later.
     world.failures.flap_leaf(leaf, fault.id, fault.slowdown, fault.duration)
@@ -52,5 +56,5 @@ KIND = Kind(
     spec=LinkFlap,
     unit="leaf",
     fire=fire,
-    summary="link down/up behind one leaf; jobs behind it slow down or stall",
+    summary="a leaf's uplink goes down and up; jobs behind it slow down or fail in NCCL",
 )

@@ -1,7 +1,9 @@
 """straggler: one GPU runs slow (thermal or power throttling), and the whole gang with it.
 
-Signals: the node's kernel log says the clocks are throttled; the learner's job pages that its
-step time is above usual. Synchronous data parallel runs at the pace of its slowest rank. With
+Signals: nothing in the kernel log (the driver does not log throttling there); `gpus NODE`
+shows the GPU's clocks down with the throttle reason, `perf JOB` shows that rank's compute time
+above the others' while they wait for it in the collective, and the learner's job pages that
+its step time is above usual. Synchronous data parallel runs at the pace of its slowest rank. With
 `duration` the clocks recover.
 """
 
@@ -36,9 +38,6 @@ def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) ->
     node = world.cluster.nodes[node_name]
     gpu = node.gpus[gpu_index]
     gpu.throttles[fault.id] = fault.slowdown
-    node.kernel_log.append(
-        (world.now, f"GPU {gpu.bus_id}: clocks throttled (HW Slowdown: Active, thermal)")
-    )
     for job, _rank in world.jobs_on_gpu(node_name, gpu_index):
         if job.yours:
             world.env.process(world.failures.slow_alert(job, fault.slowdown))
@@ -56,5 +55,5 @@ KIND = Kind(
     spec=Straggler,
     unit="gpu",
     fire=fire,
-    summary="throttled clocks on one GPU; the job's step time rises",
+    summary="throttled clocks on one GPU; its rank computes slowly and the step time rises",
 )

@@ -1,40 +1,110 @@
-"""The Xid codes the game knows, as operators triage them.
+"""The Xid codes the game knows, as the driver prints them and as current GPUs behave.
 
-NVIDIA's driver prints an Xid line in the kernel log when a GPU reports an error. Some codes
-usually point at the application (a bad kernel, a bad pointer), others at the hardware. What a
-code does to the process on that GPU, and whether a reboot clears it, is decided here, so the
-fault kind, `health` and the debrief agree.
+NVIDIA's driver prints an Xid line in the kernel log when a GPU reports an error. What a code
+does to the process on that GPU (crash with a CUDA error, hang, nothing), whether the GPU takes
+no more work, and whether a reset (a reboot here) clears it are decided here, so the fault kind,
+`health`, `gpus` and the debrief agree.
+
+On current data centre GPUs an uncorrectable memory error (48, 95) retires the bad row: the GPU
+needs a reset to apply the remap, and then works. Only a failed remap (64) means the board goes
+back. A row remap event (63) is recorded while the GPU keeps working.
 """
 
 from __future__ import annotations
 
-# These usually point at the application.
-APP_XIDS = {
-    13: "Graphics Engine Exception",
-    31: "GPU memory page fault",
-    43: "GPU stopped processing",
-}
-# And these at the hardware: drain the node and swap it.
-HW_XIDS = {
-    48: "Double Bit ECC Error",
-    79: "GPU has fallen off the bus.",
-    94: "Contained ECC error",
-    95: "Uncontained ECC error",
-}
-XID_NAMES = {**APP_XIDS, **HW_XIDS}
+from dataclasses import dataclass
+from typing import Literal
 
-PERSISTENT_XIDS = {48, 79}  # hardware that a reboot does not fix: drain and swap
-CRASHING_XIDS = {13, 31, 43, 48, 94, 95}  # the process on that GPU dies; 79 leaves it stuck
-XID_PROCESS_ERRORS = {
-    13: "CUDA error: an illegal memory access was encountered",
-    31: "CUDA error: an illegal memory access was encountered",
-    43: "CUDA error: unspecified launch failure",
-    48: "CUDA error: uncorrectable ECC error encountered",
-    94: "CUDA error: uncorrectable ECC error encountered",
-    95: "CUDA error: uncorrectable ECC error encountered",
-}
+Effect = Literal["crash", "hang", "none"]
 
 
-def xid_line(bus_id: str, xid: int, pid: int) -> str:
-    """The kernel log line NVIDIA's driver prints for an Xid."""
-    return f"NVRM: Xid (PCI:{bus_id[:-2]}): {xid}, pid={pid}, {XID_NAMES.get(xid, 'GPU error')}"
+@dataclass(frozen=True)
+class Xid:
+    code: int
+    name: str  # the driver's description, as NVIDIA's Xid catalogue words it
+    effect: Effect  # what happens to the process running on that GPU
+    error: str = ""  # what that process raises, for a crash
+    breaks: bool = True  # the GPU takes no more work until it is reset (or swapped)
+    persists: bool = False  # a reset does not clear it: the board goes back
+    app: bool = False  # usually the application's fault, not the hardware's
+    message: str = ""  # the kernel line's text when it is not the name; {gpu} is the GPU index
+
+
+ILLEGAL_ACCESS = "CUDA error: an illegal memory access was encountered"
+ECC = "CUDA error: uncorrectable ECC error encountered"
+
+XIDS: dict[int, Xid] = {
+    x.code: x
+    for x in (
+        Xid(13, "Graphics Engine Exception", "crash", ILLEGAL_ACCESS, breaks=False, app=True),
+        Xid(31, "GPU memory page fault", "crash", ILLEGAL_ACCESS, breaks=False, app=True),
+        Xid(
+            43,
+            "GPU stopped processing",
+            "crash",
+            "CUDA error: unspecified launch failure",
+            breaks=False,
+            app=True,
+        ),
+        Xid(48, "Double Bit ECC Error", "crash", ECC),
+        Xid(63, "ECC page retirement or row remapping recording event", "none", breaks=False),
+        Xid(
+            64, "ECC page retirement or row remapper recording failure", "crash", ECC, persists=True
+        ),
+        Xid(
+            74,
+            "NVLINK Error",
+            "crash",
+            "CUDA error: uncorrectable NVLink error was detected during the execution",
+        ),
+        Xid(
+            79,
+            "GPU has fallen off the bus",
+            "hang",
+            persists=True,
+            message="GPU has fallen off the bus.",
+        ),
+        Xid(94, "Contained ECC error", "crash", ECC, breaks=False),
+        Xid(95, "Uncontained ECC error", "crash", ECC),
+        Xid(
+            119,
+            "GSP RPC Timeout",
+            "hang",
+            message="Timeout after 6s of waiting for RPC response from GPU{gpu} GSP!",
+        ),
+    )
+}
+# A code the game has no record of: the process dies and the GPU takes no more work.
+UNKNOWN = Xid(0, "GPU error", "crash", "CUDA error: unknown error")
+
+XID_NAMES = {code: x.name for code, x in XIDS.items()}
+APP_XIDS = {code: x.name for code, x in XIDS.items() if x.app}
+HW_XIDS = {code: x.name for code, x in XIDS.items() if not x.app}
+
+
+def xid(code: int) -> Xid:
+    return XIDS.get(code, UNKNOWN)
+
+
+def fell_off_the_bus(code: int | None) -> bool:
+    """The GPU is gone from the PCI bus: nvidia-smi cannot open it, CUDA does not count it."""
+    return code == 79
+
+
+def xid_lines(bus_id: str, code: int, pid: int, gpu: int = 0) -> list[str]:
+    """The kernel log lines NVIDIA's driver prints for an Xid.
+
+    The driver names the process when it knows it; for a GPU that fell off the bus or a GSP
+    that stopped answering it does not, and 79 is followed by the bus error itself.
+    """
+    record = xid(code)
+    pci = bus_id[:-2]
+    if record.effect == "hang":
+        who = "pid='<unknown>', name=<unknown>"
+    else:
+        who = f"pid={pid}, name=python"
+    text = record.message.format(gpu=gpu) if record.message else record.name
+    lines = [f"NVRM: Xid (PCI:{pci}): {code}, {who}, {text}"]
+    if fell_off_the_bus(code):
+        lines.append(f"NVRM: GPU {bus_id}: GPU has fallen off the bus.")
+    return lines

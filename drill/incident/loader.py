@@ -11,12 +11,14 @@ from pydantic import ValidationError
 from drill.faults import KINDS
 from drill.faults.base import Names, Target
 from drill.faults.targets import check_target
+from drill.faults.triggers import check_triggers
 from drill.incident.bounds import MAX_QUEUED_JOBS
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.incident.pydantic_errors import allowed_keys_for, problems_from_validation_error
+from drill.incident.templates import template_problems
 from drill.incident.trace import TraceError, read_trace
 from drill.incident.yaml_source import (
     LocatedDocument,
@@ -120,6 +122,9 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
         islands=islands,
         jobs={job.name: job.gpus for job in incident.jobs},
         cluster_mtbf=incident.cluster.mtbf,
+        volumes={volume.name: volume.capacity for volume in incident.storage},
+        teams={job.team for job in incident.jobs}
+        | {team for volume in incident.storage for team in volume.quotas},
     )
     for f, fault in enumerate(incident.faults):
         base = ("faults", f)
@@ -131,11 +136,28 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
         if kind.check is not None:
             for loc, message in kind.check(fault, names):
                 add((*base, *loc), message)
-        if clock.moment(fault.at) + fault.jitter >= length:
+        if fault.trigger is not None:
+            if not isinstance(fault.at, str) and fault.at + fault.jitter >= length:
+                add((*base, "at"), "this delay is longer than the night; make it shorter")
+        elif clock.moment(fault.at) + fault.jitter >= length:
             add(
                 (*base, "at"),
                 "this fault can fire after the night ends; move it earlier or shorten the jitter",
             )
+    plan = incident.plan
+    planned = next((j for j in incident.jobs if plan and j.name == plan.job), None)
+    if plan and plan.choices and planned is not None and not planned.checkpoint.enabled:
+        add(
+            ("plan", "choices"),
+            f"{planned.name} writes no checkpoints (`checkpoint: {{enabled: false}}`), so there"
+            " is no checkpoint setting to choose; drop the choices or enable its checkpoints",
+        )
+    for loc, message in check_triggers(incident.faults, names):
+        add(loc, message)
+    fault_ids = {fault.id for fault in incident.faults}
+    for loc, text in shown_texts(incident):
+        for message in template_problems(text, fault_ids):
+            add(loc, message)
     for n, noise in enumerate(incident.noise):
         if clock.moment(noise.at) >= length:
             add(
@@ -143,6 +165,19 @@ def cross_references(incident: Incident, doc: LocatedDocument) -> list[Problem]:
                 "this noise fires after the night ends; move it earlier or make the night longer",
             )
     return sorted_unique(problems)
+
+
+def shown_texts(incident: Incident) -> list[tuple[tuple, str]]:
+    """The author's texts the game shows with `{fault.ID.FIELD}` filled in."""
+    texts: list[tuple[tuple, str]] = [
+        (("hints", i, "text"), hint.text) for i, hint in enumerate(incident.hints)
+    ]
+    texts += [(("runbooks", i, "why"), book.why) for i, book in enumerate(incident.runbooks)]
+    texts += [
+        (("debrief", "takeaways", i), text) for i, text in enumerate(incident.debrief.takeaways)
+    ]
+    texts.append((("debrief", "opinion"), incident.debrief.opinion))
+    return texts
 
 
 def pinned_placement(job, slots: dict, gpus_per_node: int) -> list[tuple[tuple, str]]:

@@ -49,6 +49,7 @@ from drill.incident.fields import (
     Text,
     located,
 )
+from drill.incident.season import Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 
@@ -156,6 +157,10 @@ class Retry(Strict):
 
 
 class CheckpointSettings(Strict):
+    enabled: bool = Field(
+        True,
+        description="false: the job's script writes no checkpoints at all; a restart starts over",
+    )
     every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
     keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
     atomic: bool = Field(
@@ -482,6 +487,11 @@ class Expectation(Strict):
         description="for the reference: the most effective steps behind the undisturbed run it"
         " may end",
     )
+    backend: Literal["any", "replica"] = Field(
+        "any",
+        description="any: checked on every backend; replica: only where the replica really"
+        " trains (its lesson is in the loss), skipped with --backend sim",
+    )
 
 
 class GradedRunbook(Strict):
@@ -579,6 +589,10 @@ class Incident(Strict):
         description="test seeds, 0 to 4294967295",
     )
     debrief: Debrief = Field(Debrief(), description="what the learner reads after the night")
+    season: Season | None = Field(
+        None,
+        description="weeks of the fleet's failures played by standing policies (`drill season`)",
+    )
 
     @field_validator("schema_version")
     @classmethod

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration, format_size
 from drill.sim.checkpoints import CheckpointRecord
+from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.storage import WritePlan
+from drill.sim.torchrun import agent_failed, child_failed
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -35,6 +37,10 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     policy = job.policy
     step = job.step
     size = checkpoint_size(world, job)
+    # A fault waiting for this write strikes now, before the write is planned.
+    world.faults.checkpoint_starting(job)
+    if attempt.ended:
+        return False
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if not policy.atomic and job.checkpoints.get(step) is not None:
         # Opening the final path for writing truncates the old file: its space is free now.
@@ -66,11 +72,13 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         return False
     if plan.fails:
         _torn_or_lost(world, job, step, size, plan.fraction, plan.error)
-        text = f"[rank 0] RuntimeError: {WRITER_ERROR} ({plan.error})"
+        # torch prints its writer's words only: no errno, so a full volume and a spent quota
+        # read the same here, and `df` tells them apart.
+        text = f"[rank0]: RuntimeError: {WRITER_ERROR}"
         world.log(job, 0, text)
-        world.end_attempt(
-            job, FAILED, f"checkpoint step {step} failed: {plan.error}; {WRITER_ERROR}"
-        )
+        node, local, pid = rank_place(world, job, 0)
+        world.log(job, None, agent_failed(local, pid, 1))
+        world.end_attempt(job, FAILED, child_failed(node, 0, local, pid, 1, text))
         return False
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=None)
     replaced = job.checkpoints.get(step)

@@ -72,10 +72,18 @@ class CheckpointPolicy:
     verify_on_resume: bool
     write_time: float
     volume: str | None = None
+    enabled: bool = True  # false: the script has no checkpointing at all
 
     @classmethod
     def from_settings(cls, c) -> CheckpointPolicy:
         """The policy an incident's `checkpoint:` block starts the night with."""
         return cls(
-            c.every, c.keep, c.atomic, c.on_sigterm, c.verify_on_resume, c.write_time, c.volume
+            c.every,
+            c.keep,
+            c.atomic,
+            c.on_sigterm,
+            c.verify_on_resume,
+            c.write_time,
+            c.volume,
+            getattr(c, "enabled", True),
         )

@@ -81,6 +81,13 @@ class Gpu:
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
     throttles: dict[str, float] = field(default_factory=dict)
+    # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 74, 119, a pending
+    # row remap (drill/sim/gpu_state.py).
+    needs_reset: bool = False
+    remap_pending: bool = False
+    # Memory still held after its process died: (the pid nvidia-smi last showed, MiB). A
+    # start-up on this GPU runs out of memory; a reset or a reboot frees it.
+    held_by: tuple[int, int] | None = None
 
     @property
     def throttled(self) -> float:
@@ -123,6 +130,12 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    # What a start-up on this node meets besides its GPUs (drill/sim/gpu_state.py): /dev/shm
+    # full of stale segments, the NVSwitch fabric manager not running.
+    shm_full: bool = False
+    fabric_manager_up: bool = True
+    fabric_manager_fails_on_boot: bool = False
+    address: str = ""  # its IP on the compute fabric, as NCCL names a peer
 
     def __setattr__(self, name: str, value) -> None:
         if name == "allocations" and not isinstance(value, Allocations):
@@ -164,6 +177,10 @@ class Cluster:
         self.nodes: dict[str, Node] = {}
         self.islands: dict[str, list[str]] = {}
         self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
+        # What each leaf switch logged about its ports (the fabric manager's event view), and
+        # how often each uplink went down: a flap shows there, not in the nodes' kernel logs.
+        self.switch_log: dict[str, list[tuple[float, str]]] = {}
+        self.uplink_downs: dict[str, int] = {}
         # Nodes whose state or allocations changed since the scheduler's index last looked.
         self.changed: set[str] = set()
         self.free_index = None  # drill/sim/free_index.py builds it on first use
@@ -182,6 +199,7 @@ class Cluster:
 
     def _add(self, node: Node) -> None:
         node.pid_base = 40000 + 1000 * len(self.nodes)
+        node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
         self.nodes[node.name] = node
         object.__setattr__(node, "_changed", self.changed)
         node.allocations._bind(self.changed, node.name)

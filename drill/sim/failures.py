@@ -13,10 +13,31 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.sim.torchrun import (
+    IB_RETRY_WINDOW,
+    SIGABRT,
+    agent_failed,
+    child_failed,
+    collective_seq,
+    ib_completion_error,
+    nccl_remote_error,
+    watchdog_lines,
+)
 from drill.states import NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world import World
+
+
+def rank_place(world: World, job: Job, rank: int) -> tuple[str, int, int]:
+    """A rank's node, its local rank there, and its pid (a process per GPU, by GPU index)."""
+    if not job.placement:
+        return "?", 0, 0
+    node, gpu = job.rank_location(rank)
+    local = dict(job.placement)[node].index(gpu)
+    nodes = world.cluster.nodes
+    return node, local, (nodes[node].pid_base + gpu if node in nodes else 0)
+
 
 PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
 LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
@@ -41,10 +62,13 @@ class Failures:
     ) -> None:
         """A rank stops inside a collective: everyone else waits for it until the timeout.
 
-        `how` says what happens to the real process behind that rank, when there is one: "kill"
-        when it is gone (its GPU fell off the bus, its node stopped), "hang" when it is alive
-        but stuck in software. A stall that clears by itself leaves the real processes alone.
-        Stalls compose: the gang moves again only when every cause has cleared.
+        `how` says what stopped it: "kill" when its GPU or node is gone from under it, "hang"
+        when it is alive but stuck in software. Either way its peers see no closed connection,
+        only silence, so the real process behind it (a multi-process replica) is frozen, and
+        the real survivors raise their process group's timeout; the night then fails at that
+        timeout, not at the NCCL watchdog's. A stall that clears by itself leaves the real
+        processes alone. Stalls compose: the gang moves again only when every cause has
+        cleared.
         """
         world = self.world
         attempt = job.current
@@ -56,7 +80,11 @@ class Failures:
             return
         cause = cause or f"rank {rank}"
         attempt.stall_causes.add(cause)
-        if attempt.stall_wake is None:
+        first = attempt.stall_wake is None
+        if clears_after is None:
+            attempt.hung_ranks[rank] = how
+            self._real_fault(job, attempt, rank, "hang")
+        if first:
             world.progress_stopped(job, f"rank {rank} stopped")
             attempt.stall_wake = world.env.event()
             attempt.stalled_at = world.now
@@ -66,8 +94,6 @@ class Failures:
             world.env.process(self._progress_alert(job, attempt))
         if clears_after is not None:
             world.env.process(self._unstall_after(job, attempt, clears_after, cause))
-        else:
-            self._real_fault(job, attempt, rank, how)
 
     def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
         """Do to the real worker process what the night did to the rank (a multi-process
@@ -95,30 +121,41 @@ class Failures:
         wake.succeed()
 
     def _watchdog(self, job: Job, attempt, dead_rank: int):
+        """The NCCL watchdog of every rank still running aborts its process at the timeout.
+
+        The stuck rank never enqueued the step's collectives, so it logs nothing; the others
+        each name the collective that timed out, and torchrun reports the first of them as
+        the root cause. Which rank held them up shows only in each rank's last collective.
+        """
         world = self.world
         stalled_at = attempt.stalled_at
-        yield world.env.timeout(job.collective_timeout)
+        real = bool(attempt.real_errors) and job.spec is not None
+        # Real gloo processes raised their own process group timeout: the night fails at it.
+        timeout = job.spec.process_group_timeout if real else job.collective_timeout
+        yield world.env.timeout(timeout)
         if attempt.ended or attempt.stalled_at != stalled_at:
             return
         ms = int(job.collective_timeout * 1000)
-        seq = job.step * 4 + 3  # a few collectives per step; any stable number reads true
-        survivors = [r for r in range(job.world) if r != dead_rank]
+        seq = collective_seq(job.step) + 1  # the first collective of the step that never ended
+        survivors = [r for r in range(job.world) if r not in attempt.hung_ranks]
+        reporter = next((r for r in survivors if r != dead_rank), 0)
+        node, local, pid = self._where(job, reporter)
+        if real:
+            # What the ranks print is what the real processes raised, already in their logs;
+            # they exit with it (status 1), and the page quotes them, not the NCCL watchdog.
+            world.log(job, None, agent_failed(local, pid, 1))
+            world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
+            return
         for rank in survivors:
-            world.log(
-                job,
-                rank,
-                f"[Rank {rank}] Watchdog caught collective operation timeout: WorkNCCL(SeqNum={seq},"
-                f" OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608, Timeout(ms)={ms}) ran for"
-                f" {ms + 17} milliseconds before timing out.",
-            )
-        reporter = survivors[0] if survivors else 0
-        world.end_attempt(
-            job,
-            FAILED,
-            f"[Rank {reporter}] Watchdog caught collective operation timeout: ALLREDUCE"
-            f" (SeqNum={seq}) ran for {format_duration(job.collective_timeout)},"
-            f" Timeout(ms)={ms}; {len(survivors)} of {job.world} ranks reported it",
-        )
+            for line in watchdog_lines(rank, seq, ms):
+                world.log(job, rank, line)
+        error = watchdog_lines(reporter, seq, ms)[0]
+        world.log(job, None, agent_failed(local, pid, SIGABRT))
+        world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
+
+    def _where(self, job: Job, rank: int) -> tuple[str, int, int]:
+        """A rank's node, local rank and pid (one process per GPU, numbered by GPU)."""
+        return rank_place(self.world, job, rank)
 
     def _progress_alert(self, job: Job, attempt):
         world = self.world
@@ -136,15 +173,20 @@ class Failures:
 
     # -- a rank's process dies --------------------------------------------------------------
 
-    def crash(self, job: Job, rank: int, error: str) -> None:
-        """A rank's process dies; the launcher sees it within its monitor interval."""
+    def crash(self, job: Job, rank: int, error: str, exitcode: int = 1) -> None:
+        """A rank's process dies; the launcher sees it within its monitor interval.
+
+        `error` is what the process printed as it died; a process killed by a signal
+        (a negative `exitcode`) prints nothing, and only the launcher says how it ended.
+        """
         world = self.world
         attempt = job.current
         if attempt is None:
             return
-        node, gpu = job.rank_location(rank) if job.placement else ("?", 0)
-        pid = world.cluster.nodes[node].pid_base + gpu if node in world.cluster.nodes else 0
-        world.log(job, rank, f"[rank {rank}] RuntimeError: {error}")
+        node, local, pid = self._where(job, rank)
+        text = f"[rank{rank}]: RuntimeError: {error}" if error else ""
+        if text:
+            world.log(job, rank, text)
         job.log.silent_from[rank] = world.now
         if job.training and attempt.training:
             world.progress_stopped(job, f"rank {rank} died")
@@ -155,12 +197,8 @@ class Failures:
             yield world.env.timeout(LAUNCHER_MONITOR_INTERVAL)
             if attempt.ended:
                 return
-            world.end_attempt(
-                job,
-                FAILED,
-                f"ChildFailedError: rank {rank} (local_rank {gpu}) on {node} failed"
-                f" (pid {pid}): {error}",
-            )
+            world.log(job, None, agent_failed(local, pid, exitcode))
+            world.end_attempt(job, FAILED, child_failed(node, rank, local, pid, exitcode, text))
 
         world.env.process(notice())
 
@@ -251,18 +289,31 @@ class Failures:
         self._flaps.get(leaf, {}).pop(cause, None)
 
     def _flap_hits(self, job: Job, leaf: str, cause: str) -> None:
-        """A gang behind a flapping leaf: it stalls when the flap outlasts its collective
-        timeout (or never ends), and only slows down otherwise."""
+        """A gang behind a flapping leaf: when the link stays down past InfiniBand's retry
+        window, NCCL on a rank behind it fails within seconds; a shorter flap only slows it."""
         behind = [n for n in job.nodes if self.world.cluster.nodes[n].leaf == leaf]
         if not behind:
             return
         slowdown, until = self._flaps[leaf][cause]
         remaining = None if until is None else until - self.world.now
-        if remaining is None or remaining >= job.collective_timeout:
+        if remaining is None or remaining >= IB_RETRY_WINDOW:
+            # No collective crosses the leaf meanwhile: the gang makes no steps.
             rank = job.ranks_on(behind[0])[0]
-            self.stall(job, rank, clears_after=remaining, cause=f"{cause} on {leaf}")
+            held = remaining if remaining is not None else IB_RETRY_WINDOW * 2
+            self.stall(job, rank, clears_after=held, cause=f"{cause} on {leaf}")
+            self.world.env.process(self._ib_retries_exhausted(job, job.current, rank, behind[0]))
         elif job.yours:
             self.world.env.process(self.slow_alert(job, slowdown))
+
+    def _ib_retries_exhausted(self, job: Job, attempt, rank: int, node_name: str):
+        yield self.world.env.timeout(IB_RETRY_WINDOW)
+        if attempt is None or attempt.ended or attempt.crashed or job.current is not attempt:
+            return
+        nodes = self.world.cluster.nodes
+        peers = [n for n in job.nodes if n != node_name] or [node_name]
+        local, peer = nodes[node_name], nodes[peers[0]]
+        self.world.log(job, rank, ib_completion_error(local, peer, rank))
+        self.crash(job, rank, nccl_remote_error(local, peer))
 
     def training_started(self, job: Job) -> None:
         """A gang that starts training behind a leaf that is still flapping is hit too."""
@@ -270,6 +321,10 @@ class Failures:
         for leaf in sorted(leaf for leaf in leaves if leaf in self._flaps):
             for cause in sorted(self._flaps[leaf]):
                 self._flap_hits(job, leaf, cause)
+
+    def leaf_flapping(self, leaf: str) -> bool:
+        """Whether the leaf's uplink is still going down and up."""
+        return bool(self._flaps.get(leaf))
 
     def leaf_slowdown(self, leaf: str | None) -> float:
         flaps = self._flaps.get(leaf, {}) if leaf else {}

@@ -41,12 +41,18 @@ class Attempt:
     writing: Any = None  # the checkpoint write in flight, if any
     stall_on_start: int | None = None  # a rank that hung before training began
     stall_how: str = "kill"  # and what that does to its real process
+    # Ranks stopped for good in this attempt, and how: "kill" (its GPU or node is gone) or
+    # "hang" (alive, stuck in software). What `perf` and `stack` read.
+    hung_ranks: dict[int, str] = field(default_factory=dict)
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
     carried: float = 0.0  # seconds of work a background job had done before this attempt
     loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
     poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
+    # A rank blocked outside any collective, by rank: the stack a dump of it shows, innermost
+    # frame first (nfs_hang; a `stack` view reads it).
+    blocked_in: dict[int, list[str]] = field(default_factory=dict)
     crashed: bool = False  # a rank's process died; the launcher ends the attempt shortly
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
     ended_as: JobState | None = None  # the state the job took when this attempt ended

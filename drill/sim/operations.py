@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drill.sim import gpu_state
 from drill.sim.cluster import Node
 from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
 from drill.states import MARKED, NodeState
@@ -90,8 +91,29 @@ def _reboot_done(world: World, node: Node, marked: bool):
             gpu.broken = False
             gpu.xid = None
         gpu.throttles.clear()
+    gpu_state.rebooted(node)
     node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
+    if not node.fabric_manager_up:
+        node.kernel_log.append(
+            (world.now, "systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'.")
+        )
     world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
+
+
+def reset_gpus(world: World, node: Node, indexes: list[int]) -> str:
+    """`nvidia-smi -r`: what a reset clears, on GPUs no live process is using."""
+    done = []
+    for index in indexes:
+        gpu = node.gpus[index]
+        if gpu_state.reset_clears(gpu):
+            gpu_state.reset(gpu)
+            done.append(index)
+    for index in indexes:
+        node.kernel_log.append((world.now, f"NVRM: GPU {node.gpus[index].bus_id}: GPU reset"))
+    shown = ", ".join(f"GPU {node.gpus[i].bus_id}" for i in indexes)
+    return f"{node.name}: {shown} was successfully reset" + (
+        "" if len(indexes) == 1 else f" ({len(indexes)} GPUs)"
+    )
 
 
 def swap(world: World, node: Node, spare: Node) -> str:

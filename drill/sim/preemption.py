@@ -115,7 +115,13 @@ def _grace_window(world: World, job: Job, attempt, by: Job, grace: float):
             return
         finished = attempt.writing is None
         why += f"; checkpoint step {step} {'finished' if finished else 'was still being written at SIGKILL'}"
-    elif job.training and policy is not None and policy.on_sigterm and attempt.training:
+    elif (
+        job.training
+        and policy is not None
+        and policy.on_sigterm
+        and policy.enabled
+        and attempt.training
+    ):
         saved = yield from checkpointing.write(world, job, attempt, deadline=deadline)
         if attempt.ended:
             return

@@ -9,14 +9,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.sim import checkpointing
+from drill.faults.xids import fell_off_the_bus
+from drill.sim import checkpointing, gpu_state
+from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
+from drill.sim.torchrun import child_failed
 
 if TYPE_CHECKING:
     from drill.sim.world import World
 
 CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards back at start
+# What a rank raises at its first CUDA call on a GPU the driver cannot use, and on a node
+# where CUDA counts fewer GPUs than the job's local ranks.
+STARTUP_ERROR = "CUDA error: unknown error"
+INVALID_ORDINAL = "CUDA error: invalid device ordinal"
+
+
+def failed_at_startup(world: World, job: Job, rank: int, text: str) -> str:
+    node, local, pid = rank_place(world, job, rank)
+    return child_failed(node, rank, local, pid, 1, text)
 
 
 def training_attempt(world: World, job: Job, attempt: Attempt):
@@ -35,15 +47,23 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     yield env.timeout(setup)
     if attempt.ended:
         return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        rank, node, gpu, lines, raised = blocked
+        for line in lines:
+            world.log(job, rank, line)
+        text = f"[rank{rank}]: {raised}"
+        world.log(job, rank, text)
+        world.end_attempt(job, FAILED, failed_at_startup(world, job, rank, text))
+        return
     broken = _broken_rank(world, job)
     if broken is not None:
-        rank, node, gpu = broken
-        text = (
-            f"[rank {rank}] RuntimeError: CUDA error: unknown error on {node} GPU {gpu}"
-            " (device not usable); worker exited at start-up"
-        )
+        rank, node, error = broken
+        text = f"[rank{rank}]: RuntimeError: {error}"
         world.log(job, rank, text)
-        world.end_attempt(job, FAILED, text, blame=_blame(world, node))
+        world.end_attempt(
+            job, FAILED, failed_at_startup(world, job, rank, text), blame=_blame(world, node)
+        )
         return
     if job.resume_from == "latest":
         resume = catalog.latest_step  # the script reads `latest` when it loads, not before
@@ -105,7 +125,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
         if job.step % STEP_LOG_EVERY == 0:
             job.log.step_marks.append((env.now, job.step, loss))
-        if job.step % job.policy.every == 0 and job.step < job.steps:
+        if job.policy.enabled and job.step % job.policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return
@@ -119,13 +139,23 @@ def _blame(world: World, node: str) -> str | None:
     return None
 
 
-def _broken_rank(world: World, job: Job) -> tuple[int, str, int] | None:
+def _broken_rank(world: World, job: Job) -> tuple[int, str, str] | None:
+    """The first rank that cannot start on a broken GPU, its node, and what it raises.
+
+    A GPU that fell off the bus is not enumerated at all: CUDA numbers the node's remaining
+    GPUs from 0, so the rank with the highest local rank on that node finds no device of its
+    ordinal, whichever GPU is gone. A GPU that is there but broken fails its first call.
+    """
     rank = 0
     for node_name, gpus in job.placement:
         node = world.cluster.nodes[node_name]
+        first = rank
+        gone = [g for g in gpus if node.gpus[g].broken and fell_off_the_bus(node.gpus[g].xid)]
+        if gone:
+            return first + len(gpus) - 1, node_name, INVALID_ORDINAL
         for gpu in gpus:
             if node.gpus[gpu].broken:
-                return rank, node_name, gpu
+                return rank, node_name, STARTUP_ERROR
             rank += 1
     return None
 
@@ -138,10 +168,15 @@ def background_attempt(world: World, job: Job, attempt: Attempt):
     yield world.env.timeout(5.0)
     if attempt.ended:
         return
+    blocked = gpu_state.startup_failure(world, job)
+    if blocked is not None and _broken_rank(world, job) is None:
+        rank, node = blocked[0], blocked[1]
+        world.end_attempt(job, FAILED, f"rank {rank} on {node} failed at start-up: {blocked[4]}")
+        return
     broken = _broken_rank(world, job)
     if broken is not None:
-        rank, node, gpu = broken
-        why = f"CUDA error on {node} GPU {gpu} at start-up (rank {rank})"
+        rank, node, error = broken
+        why = f"rank {rank} on {node} failed at start-up: {error}"
         world.end_attempt(job, FAILED, why, blame=_blame(world, node))
         return
     yield world.env.timeout(remaining)

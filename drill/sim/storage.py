@@ -37,6 +37,8 @@ class Volume:
     settled_at: float = 0.0
     history: list[tuple[float, dict[str, float]]] = field(default_factory=list)
     writers: int = 0  # checkpoint writes in flight, sharing the bandwidth
+    # A slow disk shelf, by cause (a fault's id): the worst one sets the pace.
+    slowdowns: dict[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -84,6 +86,19 @@ class Volume:
         self.team_used[team] = max(0.0, self.team_used.get(team, 0.0) - size)
         self.history.append((now, dict(self.team_used)))
 
+    @property
+    def slowdown(self) -> float:
+        return max(self.slowdowns.values(), default=1.0)
+
+    def add_rate(self, now: float, team: str, rate: float) -> None:
+        """Another writer joins (rate > 0) or leaves (rate < 0) a team's stream of writes."""
+        self.settle(now)
+        left = self.rates.get(team, 0.0) + rate
+        if left > 1e-9:
+            self.rates[team] = left
+        else:
+            self.rates.pop(team, None)
+
     def set_rate(self, now: float, team: str, rate: float) -> None:
         self.settle(now)
         if rate > 0:
@@ -115,7 +130,7 @@ class Volume:
         writer, and where it stops if the volume or the team's quota runs out first."""
         self.settle(now)
         sharers = self.writers + 1 + len(self.rates)
-        bandwidth = self.spec.write_bandwidth / sharers
+        bandwidth = self.spec.write_bandwidth / sharers / self.slowdown
         duration = size / bandwidth
         write_rate = size / duration
         tenant_rate = sum(r for t, r in self.rates.items())
@@ -134,7 +149,7 @@ class Volume:
         return WritePlan(at, True, error, fraction=min(1.0, write_rate * at / size))
 
     def read_time(self, size: float) -> float:
-        return size / self.spec.read_bandwidth
+        return size * self.slowdown / self.spec.read_bandwidth
 
 
 def build_volumes(specs: list[VolumeSpec]) -> dict[str, Volume]:

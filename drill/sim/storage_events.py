@@ -36,14 +36,18 @@ def _monitor(world: World, volume: Volume):
     while True:
         yield world.env.timeout(MONITOR_INTERVAL)
         volume.settle(world.now)
-        share = volume.used() / volume.capacity if volume.capacity else 0.0
+        # The exporter reads the same usage accounting that `df` reads, with the same lag,
+        # so the page and `df` agree on how full the volume is.
+        used = sum(volume.seen_at(max(0.0, world.now - volume.spec.df_lag)).values())
+        share = used / volume.capacity if volume.capacity else 0.0
+        free = max(0.0, volume.capacity - used)
         for threshold, severity in FILL_ALERTS:
             if share >= threshold and threshold not in fired:
                 fired.add(threshold)
                 world.alert(
                     severity,
                     volume.name,
-                    f"volume {volume.name} is {share:.0%} full ({format_size(volume.free())} free)",
+                    f"volume {volume.name} is {share:.0%} full ({format_size(free)} free)",
                 )
                 break
         for threshold in list(fired):

@@ -126,6 +126,8 @@ class World:
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
         self.emit("alert", source, text, id=alert.id, severity=severity)
+        if not noise:
+            self.faults.paged(text)  # a fault triggered by this page starts its clock
 
     def log(self, job: Job, rank: int | None, text: str) -> None:
         job.log.add(self.env.now, rank, text)

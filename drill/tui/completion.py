@@ -30,6 +30,7 @@ class Names:
     jobs: tuple[str, ...] = ()  # every job the learner can see
     own_jobs: tuple[str, ...] = ()  # the learner's: what verbs refused on other teams' jobs take
     volumes: tuple[str, ...] = ()
+    leaves: tuple[str, ...] = ()
     alerts: tuple[str, ...] = ()
     steps: tuple[str, ...] = ()
 
@@ -46,6 +47,8 @@ def _values(kind: ArgType, verb: Verb, done: list[str], names: Names) -> list[st
         return list(names.jobs if verb.others_jobs else names.own_jobs)
     if kind.names == "volume":
         return list(names.volumes)
+    if kind.names == "leaf":
+        return list(names.leaves)
     if kind.names == "page":
         return [*names.alerts, "all"]
     if kind is argtypes.STEP:

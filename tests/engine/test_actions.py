@@ -16,7 +16,7 @@ CASES = [
     ("statsu", "unknown action `statsu`; did you mean `status`?"),
     ("HEALHT gpu-a-1", "did you mean `health`?"),
     ("ckpt lsit train", "unknown action `ckpt lsit`; did you mean `ckpt list`?"),
-    ("frobnicate now", "unknown action `frobnicate`; type `help` for the list"),
+    ("xyzzy now", "unknown action `xyzzy`; type `help` for the list"),
     ("ckpt", "usage: ckpt list|prune|rm|verify"),
     ("help frob", "no action named 'frob'"),
     # unknown names, with the closest one

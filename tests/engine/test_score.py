@@ -229,3 +229,77 @@ def test_shipped_incidents_pass_drill_test():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FAIL" not in done.stdout
+
+
+# -- when par is no better than doing nothing, and the uncapped comparison ----------------------
+
+
+def test_when_par_is_no_better_than_nobody_a_figure_below_par_loses_by_its_own_scale():
+    # Par and floor both 50 steps behind: the scale is a tenth of the job's 300 steps (30), so 15
+    # steps more behind costs half the progress points.
+    even = replace(FLOOR, effective_step=450, recovered=True, completed=True, alive=True)
+    assert points(score(outcome(effective_step=435), floor=even))["progress"] == near(12.5)
+    assert points(score(outcome(effective_step=420), floor=even))["progress"] == 0.0
+    # A short job's scale is never under ten steps: 5 of its 50 steps behind par is half.
+    short = {"target_steps": 50, "baseline_step": 50, "effective_step": 45}
+    par, flat = outcome(**short), replace(even, **short)
+    assert points(score(outcome(**{**short, "effective_step": 40}), par, flat))["progress"] == near(
+        12.5
+    )
+    # Better than par is full points, never more, in the score that is shown.
+    assert points(score(outcome(effective_step=480), floor=even))["progress"] == 25.0
+
+
+def test_when_par_is_no_better_than_nobody_time_and_recovery_have_their_own_scales():
+    even = replace(PAR, discipline=0.5)  # the same outages and progress as par
+    # Half an hour more out of action than par costs all of time to recovery: 15 minutes, half.
+    late = outcome(outages=[[1200.0, 2700.0]])
+    assert points(score(late, floor=even))["time_to_recovery"] == near(7.5)
+    # Half the undisturbed run's progress below par costs all of recovered: a quarter, half.
+    kept_less = outcome(effective_step=325)
+    assert points(score(kept_less, floor=even))["recovered"] == near(7.5)
+
+
+def uncapped(mine: Outcome, par: Outcome = PAR, floor: Outcome = FLOOR):
+    return build_score(
+        mine, par, floor, weights={}, night_length=7200, job_gpus=16, clock=str, capped=False
+    )
+
+
+def test_the_uncapped_comparison_counts_up_to_a_fifth_past_par():
+    # 15 steps behind where par is 50 and floor 400: (400 - 15) / (400 - 50) = 1.1 of par.
+    ahead = outcome(effective_step=485)
+    assert points(uncapped(ahead))["progress"] == near(25.0 * 1.1)
+    assert points(score(ahead))["progress"] == 25.0
+    # Never more than a fifth past, however far ahead: par 100 behind, none behind is 400 / 300.
+    modest = outcome(effective_step=400)
+    assert points(uncapped(outcome(effective_step=500), par=modest))["progress"] == near(30.0)
+    # When par equals floor, the same scale that costs below par pays above it: 3 steps of 30.
+    even = replace(FLOOR, effective_step=450, recovered=True, completed=True, alive=True)
+    assert points(uncapped(outcome(effective_step=453), floor=even))["progress"] == near(27.5)
+    assert uncapped(ahead).total > 100.0 and score(ahead).total == 100.0
+
+
+def test_harm_below_the_reference_is_never_clipped_at_zero():
+    figures = {"team": "vision", "gpus": 4, "lost": 8 * 3600.0, "blamed": 0.0, "blame": []}
+    harmed = outcome(others={"vision-001": figures})
+    assert points(score(harmed))["collateral"] < 0
+    assert points(uncapped(harmed))["collateral"] == points(score(harmed))["collateral"]
+
+
+def test_the_figures_a_save_holds_keep_their_names():
+    # A save written today must verify tomorrow: the figures' shapes are part of the format.
+    found = {c["name"]: c for c in score(outcome(effective_step=275)).to_json()["components"]}
+    assert found["progress"]["value"] == {"steps_behind": 225}
+    assert found["progress"]["par"] == {"steps_behind": 50}
+    assert found["recovered"]["value"] == 0.55 and found["recovered"]["floor"] == 0.0
+    thirds = score(outcome(baseline_step=300, effective_step=200)).to_json()["components"]
+    assert thirds[1]["name"] == "recovered" and thirds[1]["value"] == 0.667  # three decimals
+    assert found["time_to_recovery"]["value"] == 600.0
+    assert found["integrity"]["value"] == {
+        "weights": "bitexact",
+        "corrupt_loaded": 0,
+        "corrupt_caught": 0,
+    }
+    assert found["plan"]["value"] == 100.0 and found["collateral"]["value"] == 0.0
+    assert set(found["discipline"]) == {"name", "value", "par", "floor", "points", "weight", "why"}

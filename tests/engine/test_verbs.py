@@ -72,6 +72,11 @@ COSTS = [
     ([], "logs train", 30),
     ([], "logs train --rank 3", 30),
     ([], "health gpu-a-1", 60),
+    ([], "perf train", 30),
+    ([], "stack train 3", 30),
+    ([], "gpus gpu-a-1", 20),
+    ([], "fabric", 30),
+    ([], "fabric leaf-a1", 30),
     ([], "df", 10),
     ([], "df scratch", 10),
     ([], "ckpt list train", 15),
@@ -79,8 +84,11 @@ COSTS = [
     ([], "cordon gpu-b-1", 15),
     (["cordon gpu-b-1"], "uncordon gpu-b-1", 15),
     ([], "drain gpu-b-2", 15),
+    ([], "cordon-leaf leaf-b1", 15),
+    ([], "drain-leaf leaf-b2", 15),
     ([], "reboot gpu-b-3", 30),
     ([], "swap gpu-b-4", 60),
+    ([], "reset gpu-b-4 --gpu 2", 30),
     ([], "cancel eval", 15),
     ([], "requeue train", 15),
     ([], "restart train --from scratch", 30),
@@ -148,6 +156,10 @@ EFFECTS = [
     ("nodes", "look", ("cluster", None)),
     ("logs train --rank 2", "look", ("job", "train")),
     ("health gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("perf train", "look", ("job", "train")),
+    ("stack train 3", "look", ("job", "train")),
+    ("gpus gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("fabric leaf-a1", "look", ("cluster", None)),
     ("df", "look", ("cluster", None)),
     ("df scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
@@ -155,8 +167,12 @@ EFFECTS = [
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("uncordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("drain gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("cordon-leaf leaf-a1", "act", ("cluster", None)),
+    ("drain-leaf leaf-a1", "act", ("cluster", None)),
     ("reboot gpu-a-1", "act", ("node", "gpu-a-1")),
     ("swap gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("reset gpu-a-1", "act", ("node", "gpu-a-1")),
+    ("reset gpu-a-1 --gpu 3", "act", ("node", "gpu-a-1")),
     ("cancel eval", "act", ("job", "eval")),
     ("requeue train", "act", ("job", "train")),
     ("restart train --exclude gpu-a-1", "act", ("job", "train")),
@@ -209,7 +225,23 @@ def test_set_and_checkpoint_deletes_are_changes_to_the_job():
 
 SECTIONS = {
     "queue": {"queue", "status", "restart", "requeue", "cancel", "hold", "release", "priority"},
-    "health": {"health", "logs", "nodes", "cordon", "uncordon", "drain", "reboot", "swap"},
+    "health": {
+        "health",
+        "logs",
+        "nodes",
+        "perf",
+        "stack",
+        "gpus",
+        "fabric",
+        "cordon",
+        "uncordon",
+        "drain",
+        "cordon-leaf",
+        "drain-leaf",
+        "reboot",
+        "reset",
+        "swap",
+    },
     "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
     "3am": {"ack", "note", "hint", "wait", "help"},
 }
@@ -236,8 +268,9 @@ REFUSED_ON_OTHERS = {
     "ckpt verify",
     "ckpt rm",
     "ckpt prune",
+    "stack",
 }
-ALLOWED_ON_OTHERS = {"status", "logs", "cancel", "requeue"}
+ALLOWED_ON_OTHERS = {"status", "logs", "perf", "cancel", "requeue"}
 
 
 def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
@@ -400,6 +433,8 @@ PLAN = {"job": "train", "choices": {"ckpt-every": {"min": 20, "max": 100}}}
         ("03:10 ckpt prune train 2", "usage: ckpt prune JOB --keep N"),
         ("03:10 health gpu-q-9", "names node 'gpu-q-9', which does not exist"),
         ("03:10 restart train --include gpu-q-9", "names node 'gpu-q-9', which does not exist"),
+        ("03:10 fabric leaf-q9", "names leaf 'leaf-q9', which does not exist"),
+        ("03:10 stack train many", "rank must be a whole number, got 'many'"),
     ],
 )
 def test_a_reference_line_the_engine_would_refuse_fails_validate_at_its_line(
@@ -493,9 +528,11 @@ NOT_A_VERB = {
     ("runbook.py", "health"): "the runbook's Health section",
     ("runbook.py", "quota"): "an alert text pattern",
     ("timed.py", "nodes"): "the {fault.ID.nodes} template field",
-    ("headless.py", "nodes"): "the {fault.ID.nodes} template field",
+    ("shown_text.py", "nodes"): "the {fault.ID.nodes} template field",
     ("account.py", "hint"): "a timeline event kind",
     ("argtypes.py", "priority"): "the words 'priority class' in a message",
+    ("account.py", "gpus"): "a job's GPU count in the account",
+    ("collateral.py", "gpus"): "a job's GPU count",
 }
 
 

@@ -54,10 +54,34 @@ def clusters(draw) -> dict[str, Any]:
 def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> dict[str, Any]:
     fault: dict[str, Any] = {"id": f"f{index}", "kind": kind, "at": draw(st.integers(60, 7200))}
     if kind == "gpu_xid":
-        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 79, 94, 95, 63]))
-    lasts = kind in ("node_down", "straggler", "link_flap", "random_failures")
+        fault["xid"] = draw(st.sampled_from([13, 31, 43, 48, 63, 64, 74, 79, 94, 95, 119, 7]))
+    if index and draw(st.booleans()):
+        # Its clock starts at something in the night: an earlier fault, a restart, a write, a page.
+        event = draw(st.sampled_from(["fault", "restart", "checkpoint", "page"]))
+        fault["trigger"] = {"event": event}
+        if event == "fault" or draw(st.booleans()):
+            fault["trigger"]["fault"] = f"f{draw(st.integers(0, index - 1))}"
+        if event == "page":
+            fault["trigger"]["text"] = draw(st.sampled_from(["failed", "full", "not responding"]))
+        fault["at"] = draw(st.integers(0, 900))
+    lasts = kind in ("node_down", "straggler", "link_flap", "random_failures", "slow_disk")
+    lasts = lasts or kind in ("volume_fill", "ib_flap")
     if lasts and draw(st.booleans()):
         fault["duration"] = draw(st.integers(30, 3600))
+    if kind == "volume_fill":
+        fault["volume"] = "scratch"
+        fault["rate"] = draw(st.sampled_from(["1TB/h", "50TB/h", "100TB/s"]))
+        return fault
+    if kind == "gpu_needs_reset":
+        fault["xid"] = draw(st.sampled_from([74, 119, 63]))
+    if kind == "ib_flap" and draw(st.booleans()):
+        fault["every"] = draw(st.integers(30, 1800))
+    if kind == "quota_cut":
+        fault.update(volume="scratch", team="ml", quota=draw(st.sampled_from(["0GB", "300GB"])))
+        return fault
+    if kind == "slow_disk":
+        fault.update(volume="scratch", slowdown=draw(st.sampled_from([2, 50])))
+        return fault
     if kind == "node_down":
         fault["persists_after_reboot"] = draw(st.booleans())
     if kind == "random_failures":
@@ -85,6 +109,10 @@ ACTIONS = [
     "drain {node}",
     "reboot {node}",
     "swap {node}",
+    "reset {node}",
+    "reset {node} --gpu 0",
+    "cordon-leaf {leaf}",
+    "drain-leaf {leaf}",
     "restart train --from latest",
     "restart train --from scratch",
     "restart train --from latest --exclude {node}",
@@ -125,6 +153,8 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
         "checkpoint": {"every": draw(st.sampled_from([5, 20])), "keep": 2, "write_time": "20s"},
     }
     if draw(st.booleans()):
+        job["checkpoint"]["volume"] = "scratch"  # the storage faults meet its writes
+    if draw(st.booleans()):
         job["exclude"] = draw(st.lists(st.sampled_from(nodes), max_size=2, unique=True))
     other = {
         "name": "other",
@@ -154,6 +184,16 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
             "sizes": [1, 2, gpn],
         },
         "faults": faults,
+        "storage": [
+            {
+                "name": "scratch",
+                "capacity": "2TB",
+                "used": "1TB",
+                "quotas": {"ml": "800GB"},
+                "read_bandwidth": "10GB/s",
+                "write_bandwidth": "10GB/s",
+            }
+        ],
     }
     # Built from the model, not the loader, so a pin the loader would refuse still runs here:
     # the engine must keep its rules on its own.
@@ -165,6 +205,7 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
             node=draw(st.sampled_from(nodes)),
             step=draw(st.sampled_from([5, 20, 40, 100])),
             half=max(1, gpus // 2),
+            leaf=draw(st.sampled_from(leaves)),
         )
         actions.append((draw(st.integers(0, NIGHT - 1)), text))
     actions.sort()

@@ -16,6 +16,7 @@ NAMES = Names(
     jobs=("llm-pretrain", "rl-007"),
     own_jobs=("llm-pretrain",),
     volumes=("scratch",),
+    leaves=("leaf-a1", "leaf-b1"),
     alerts=("P1", "P2"),
     steps=("150", "100", "50"),
 )
@@ -24,8 +25,10 @@ NAMES = Names(
 @pytest.mark.parametrize(
     ("typed", "line", "choices"),
     [
-        ("dr", "drain ", []),
-        ("c", "c", ["cancel", "ckpt", "cordon"]),
+        ("dr", "drain", ["drain", "drain-leaf"]),
+        ("drain-", "drain-leaf ", []),
+        ("cordon-leaf leaf-b", "cordon-leaf leaf-b1 ", []),
+        ("c", "c", ["cancel", "ckpt", "cordon", "cordon-leaf"]),
         ("ckpt v", "ckpt verify ", []),
         ("ckpt verify ", "ckpt verify llm-pretrain ", []),
         ("ckpt verify llm-pretrain 1", "ckpt verify llm-pretrain 1", ["150", "100"]),

@@ -302,7 +302,11 @@ async def test_tab_cycles_through_the_candidates(tmp_path):
         await pilot.press("tab")
         assert prompt.value == "cordon"
         await pilot.press("tab")
+        assert prompt.value == "cordon-leaf"
+        await pilot.press("tab")
         assert prompt.value == "cancel"  # round again
+        await pilot.press("shift+tab")
+        assert prompt.value == "cordon-leaf"
         await pilot.press("shift+tab")
         assert prompt.value == "cordon"
         await pilot.press("space", "tab")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
+from drill.engine.shown_text import fill_shown
 from drill.incident.units import format_duration
 from drill.sim import operations as ops
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
@@ -46,6 +47,46 @@ def drain(ctx: Context, call: Call) -> str:
     return ops.drain(ctx.world, node)
 
 
+def _leaf_nodes(ctx: Context, leaf: str) -> list:
+    leaves = ctx.world.cluster.leaves
+    if leaf not in leaves:
+        raise unknown("leaf", leaf, sorted(leaves))
+    return [ctx.world.cluster.nodes[name] for name in leaves[leaf][1]]
+
+
+def leaf_cordon(ctx: Context, call: Call) -> str:
+    """Cordon each node behind the leaf that is up; say what the others are."""
+    nodes = _leaf_nodes(ctx, call["leaf"])
+    done = [n for n in nodes if n.state == "up"]
+    if not done:
+        raise Reject(f"no node behind {call['leaf']} is up; {_states(nodes)}")
+    for node in done:
+        ops.cordon(ctx.world, node)
+    return _leaf_summary(call["leaf"], "cordoned", done, nodes, "running work continues")
+
+
+def leaf_drain(ctx: Context, call: Call) -> str:
+    nodes = _leaf_nodes(ctx, call["leaf"])
+    done = [n for n in nodes if n.state in ("up", "cordoned")]
+    if not done:
+        raise Reject(f"no node behind {call['leaf']} can be drained; {_states(nodes)}")
+    for node in done:
+        ops.drain(ctx.world, node)
+    busy = sorted({job for n in done for job in n.allocations})
+    after = f"waiting for {', '.join(busy)} to finish" if busy else "they are empty"
+    return _leaf_summary(call["leaf"], "draining", done, nodes, after)
+
+
+def _states(nodes: list) -> str:
+    return ", ".join(f"{n.name} is {n.state}" for n in nodes)
+
+
+def _leaf_summary(leaf: str, verb: str, done: list, nodes: list, after: str) -> str:
+    left = [n for n in nodes if n not in done]
+    text = f"{leaf}: {verb} {', '.join(n.name for n in done)}; {after}"
+    return text + (f"; left as they are: {_states(left)}" if left else "")
+
+
 def reboot(ctx: Context, call: Call) -> str:
     node = call["node"]
     if node.state == "rebooting":
@@ -53,6 +94,30 @@ def reboot(ctx: Context, call: Call) -> str:
     if node.out_for_repair:
         raise Reject(f"{node.name} is out for repair; it is not in the cluster any more")
     return ops.reboot(ctx.world, node)
+
+
+def reset(ctx: Context, call: Call) -> str:
+    """`nvidia-smi -r` on one GPU of the node, or on all of them: refused while a live process
+    uses one, as the driver refuses it."""
+    node = call["node"]
+    if not node.responsive or node.state in ("down", "rebooting"):
+        raise Reject(f"{node.name} is {node.state}; a GPU reset needs the node up")
+    index = call["--gpu"]
+    if index is not None:
+        in_range(index, "--gpu", 0, node.gpu_count - 1)
+    indexes = [index] if index is not None else list(range(node.gpu_count))
+    busy = sorted({i for i in indexes if i in node.used_gpus()})
+    if busy:
+        jobs = ", ".join(sorted(j for j, gpus in node.allocations.items() if set(gpus) & set(busy)))
+        raise Reject(
+            f"Unable to reset GPU {node.gpus[busy[0]].bus_id} because it's being used by some"
+            f" other process ({jobs}); stop the work on it first"
+        )
+    broken = [i for i in indexes if node.gpus[i].broken and not node.gpus[i].needs_reset]
+    text = ops.reset_gpus(ctx.world, node, indexes)
+    if broken:
+        text += f"; GPU {', '.join(str(i) for i in broken)} still reports an error"
+    return text
 
 
 def swap(ctx: Context, call: Call) -> str:
@@ -188,8 +253,9 @@ def hint(ctx: Context, call: Call) -> str:
         raise Reject(f"the next hint unlocks in {format_duration(wait)}")
     index = unlocked[0]
     ctx.hints_shown.append(index)
-    ctx.world.emit("hint", "hint", hints[index].text, index=index)
-    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {hints[index].text}"
+    text = fill_shown(ctx.world, hints[index].text)  # `{fault.ID.node}` as this night chose
+    ctx.world.emit("hint", "hint", text, index=index)
+    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {text}"
 
 
 def wait(ctx: Context, call: Call) -> str:

@@ -26,7 +26,7 @@ Reader = Callable[[str, str, Mapping[str, Any]], Any]
 @dataclass(frozen=True)
 class ArgType:
     shown: str  # how usage writes it: NODE, STEP|latest|scratch, +SIZE
-    names: str | None = None  # "node", "job", "volume", "page": a name the world must have
+    names: str | None = None  # "node", "leaf", "job", "volume", "page": a name the world has
     read: Reader | None = None  # None: the word as typed
     rest: bool = False  # takes every word to the end of the line (free text, a verb name)
     many: bool = False  # a comma-separated list, like NODE,...
@@ -115,6 +115,7 @@ def _verb_name(text: str, what: str, earlier: Mapping[str, Any]) -> str:
 
 
 NODE = ArgType("NODE", names="node")
+LEAF = ArgType("LEAF", names="leaf")
 NODES = ArgType("NODE,...", names="node", many=True, spares=True)
 JOB = ArgType("JOB", names="job")
 VOLUME = ArgType("VOLUME", names="volume")

@@ -39,13 +39,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from drill.engine.actions import act, look, storage
+from drill.engine.actions import act, diagnose, look, storage
 from drill.engine.actions.argtypes import (
     CLASS,
     DURATION,
     JOB,
     KEEP,
     KEY,
+    LEAF,
     NODE,
     NODES,
     NUMBER,
@@ -252,8 +253,52 @@ VERBS: dict[str, Verb] = {
             look.health,
             60,
             args=(Arg("node", NODE),),
-            detail="The kernel log shows Xid codes. Xid 13, 31 and 43 usually point at the application;"
-            " 48, 79, 94 and 95 at the hardware: drain the node and swap it.",
+            detail="It shows each GPU's state and the node's recent kernel log, where the driver"
+            " prints Xid lines.",
+        ),
+        Verb(
+            "perf",
+            "per-rank step time, compute time, wait in the collective and last collective",
+            Kind.LOOK,
+            On.JOB,
+            Section.HEALTH,
+            diagnose.perf,
+            30,
+            args=(Arg("job", JOB),),
+            others_jobs=True,
+            detail="What the training script's own timers report for each rank over its last"
+            " steps, with the sequence numbers of the last collective each rank enqueued and"
+            " completed.",
+        ),
+        Verb(
+            "stack",
+            "dump one rank's Python stack, as py-spy dump shows it",
+            Kind.LOOK,
+            On.JOB,
+            Section.HEALTH,
+            diagnose.stack,
+            30,
+            args=(Arg("job", JOB), Arg("rank", NUMBER)),
+        ),
+        Verb(
+            "gpus",
+            "the node's GPUs and their processes, as nvidia-smi shows them",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            diagnose.gpus,
+            20,
+            args=(Arg("node", NODE),),
+        ),
+        Verb(
+            "fabric",
+            "the leaf switches as the fabric manager shows them: uplinks, link-down counts, events",
+            Kind.LOOK,
+            On.CLUSTER,
+            Section.HEALTH,
+            diagnose.fabric,
+            30,
+            args=(Arg("leaf", LEAF, optional=True),),
         ),
         Verb(
             "df",
@@ -336,6 +381,21 @@ VERBS: dict[str, Verb] = {
             " stay broken. A node that was cordoned or drained comes back drained.",
         ),
         Verb(
+            "reset",
+            "reset the node's GPUs, or one with --gpu (nvidia-smi -r); refused while work uses it",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.reset,
+            30,
+            args=(Arg("node", NODE),),
+            options=(Option("--gpu", NUMBER, what="GPU index"),),
+            detail="A reset frees memory a dead process still holds and clears an NVLink error"
+            " (Xid 74), a GSP timeout (Xid 119) and a pending row remap. It does not bring back"
+            " a GPU that fell off the bus or has a double bit ECC error. Other work on the node"
+            " keeps running.",
+        ),
+        Verb(
             "swap",
             "take the node out for repair and bring a spare from its island into its place",
             Kind.ACT,
@@ -345,6 +405,29 @@ VERBS: dict[str, Verb] = {
             60,
             args=(Arg("node", NODE),),
             detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
+        ),
+        Verb(
+            "cordon-leaf",
+            "cordon every node behind a leaf switch that is up, to keep new work off the leaf",
+            Kind.ACT,
+            On.CLUSTER,
+            Section.HEALTH,
+            act.leaf_cordon,
+            15,
+            args=(Arg("leaf", LEAF),),
+            detail="`nodes` shows each node's leaf. Running work keeps running; nodes that are"
+            " already out of service stay as they are. `uncordon NODE` puts one back.",
+        ),
+        Verb(
+            "drain-leaf",
+            "drain every node behind a leaf switch: no new work, running work may finish",
+            Kind.ACT,
+            On.CLUSTER,
+            Section.HEALTH,
+            act.leaf_drain,
+            15,
+            args=(Arg("leaf", LEAF),),
+            detail="Nodes already draining, drained, down or rebooting stay as they are.",
         ),
         Verb(
             "cancel",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from drill.engine.actions.context import Call, Context, in_range
+from drill.faults.xids import xid
 from drill.incident.units import format_duration
-from drill.sim.cluster import XID_NAMES
 from drill.sim.jobs import PENDING, RUNNING
 
 
@@ -157,7 +157,7 @@ def health(ctx: Context, call: Call) -> str:
         since = ctx.clock(node.last_heartbeat)
         return (
             f"{node.name}: {node.state}; no answer from the node (last heartbeat {since}).\n"
-            "The health check could not run. Reboot it, or swap it for a spare."
+            "The health check could not run."
         )
     lines = [
         f"{node.name}: state {node.state}, island {node.island}, leaf {node.leaf or '-'}, heartbeat ok",
@@ -165,16 +165,12 @@ def health(ctx: Context, call: Call) -> str:
     for gpu in node.gpus:
         owner = next((job for job, gpus in node.allocations.items() if gpu.index in gpus), "-")
         if gpu.broken:
-            condition = (
-                f"ERROR: Xid {gpu.xid} ({XID_NAMES.get(gpu.xid or 0, 'GPU error')}), not usable"
-            )
+            condition = f"FAIL: Xid {gpu.xid} ({xid(gpu.xid or 0).name})"
         elif gpu.throttled > 1.0:
-            condition = "ok, clocks throttled (HW Slowdown: thermal)"
+            condition = "ok, clocks throttled (HW Slowdown: Active)"
         else:
             condition = "ok"
         lines.append(f"  GPU {gpu.index} {gpu.bus_id}  {condition}  job {owner}")
-    if node.link_events:
-        lines.append(f"  network: {node.link_events} link down/up events on the leaf uplink")
     recent = node.kernel_log[-6:]
     if recent:
         lines.append("  kernel log:")

@@ -64,7 +64,7 @@ def df(ctx: Context, call: Call) -> str:
         raise Reject(NO_VOLUMES)
     chosen = [call["volume"]] if call["volume"] is not None else list(world.volumes.values())
     mine = ctx.learner_job().team
-    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%", f"TEAM {mine.upper()}", "AS OF")]
+    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%", f"TEAM {mine.upper()}")]
     for volume in chosen:
         as_of = max(0.0, world.now - volume.spec.df_lag)
         usage = volume.seen_at(as_of)
@@ -84,7 +84,6 @@ def df(ctx: Context, call: Call) -> str:
                 format_size(max(0.0, volume.capacity - used)),
                 f"{used / volume.capacity:.0%}",
                 quota_text,
-                ctx.clock(as_of),
             )
         )
     return table(rows)
@@ -105,6 +104,10 @@ def set_setting(ctx: Context, call: Call) -> str:
     refusal = plan_refusal(ctx.world.incident.plan, job.name, key, value)
     if refusal:
         raise Reject(refusal)
+    if not job.policy.enabled:
+        raise Reject(
+            f"{job.name} writes no checkpoints (its script has none); {key} changes nothing"
+        )
     setting = SETTINGS[key]
     setattr(job.policy, setting.policy_field, setting.read(value))
     return f"{job.name} {key} = {value}"

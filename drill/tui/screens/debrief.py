@@ -151,14 +151,12 @@ class DebriefScreen(Screen):
             yield ProgressBar(total=100, show_eta=False, id="score-progress")
             yield Static("", id="components")
             yield Static(Text("Takeaways", style="bold"), classes="section")
-            takeaways = (
-                "\n".join(f"- {t}" for t in incident.debrief.takeaways)
-                or "No takeaways in this incident."
-            )
-            yield Static(takeaways, id="takeaways", markup=False)
+            yield Static(self._takeaways(), id="takeaways", markup=False)
+            yield Static(Text("Checkpoint cadence", style="bold"), classes="section")
+            yield Static("\n".join(self._cadence()), id="cadence", markup=False)
             if incident.debrief.opinion:
                 yield Static(Text("Opinion checkpoint", style="bold"), classes="section")
-                yield Static(incident.debrief.opinion, markup=False, classes="question")
+                yield Static(self._opinion(), markup=False, classes="question", id="question")
                 yield TextArea(
                     saved.get("opinion", ""), id="opinion", classes="answer", soft_wrap=True
                 )
@@ -191,6 +189,16 @@ class DebriefScreen(Screen):
             yield Static("", id="debrief-status", markup=False)
             yield ProgressBar(total=100, show_eta=False, id="export-progress")
         yield Footer()
+
+    def _cadence(self) -> list[str]:
+        """Young's interval for this job beside the cadence it ran, with what the simulator
+        measured against the formula (drill/season/advice.py)."""
+        from drill.season.advice import cadence_lines
+
+        session = getattr(self.driver, "session", None)
+        job = session.drill.learner_job if session is not None else None
+        every = job.policy.every if job is not None else self.incident.learner_job.checkpoint.every
+        return cadence_lines(self.incident, every)
 
     def on_mount(self) -> None:
         chart = self.query_one("#debrief-chart", LossChart)
@@ -260,8 +268,30 @@ class DebriefScreen(Screen):
             Text(f"Scoring, {step}: {self.progress.text}... ({elapsed:.0f}s)", style="bold")
         )
 
+    def _world(self):
+        session = getattr(self.driver, "session", None)
+        return session.drill.world if session is not None else None
+
+    def _takeaways(self) -> str:
+        """The author's takeaways with `{fault.ID.FIELD}` as this night's faults chose."""
+        from drill.engine import shown_text
+
+        world = self._world()
+        texts = shown_text.takeaways(world) if world else self.incident.debrief.takeaways
+        return "\n".join(f"- {t}" for t in texts) or "No takeaways in this incident."
+
+    def _opinion(self) -> str:
+        from drill.engine import shown_text
+
+        world = self._world()
+        return shown_text.opinion(world) if world else self.incident.debrief.opinion
+
     def show(self, result: Debrief) -> None:
         self.result = result
+        # The rest of the night has played out: faults that fired in it fill their names now.
+        self.query_one("#takeaways", Static).update(self._takeaways())
+        if self.incident.debrief.opinion:
+            self.query_one("#question", Static).update(self._opinion())
         self.query_one("#score-progress", ProgressBar).display = False
         self.query_one("#score-total", Static).update(Text(score_line(result.score), style="bold"))
         self.query_one("#components", Static).update(components_text(result.score))

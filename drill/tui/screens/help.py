@@ -42,6 +42,7 @@ SCOPES = (
     ("briefing", "The briefing"),
     ("plan", "The pre-shift plan"),
     ("debrief", "The debrief"),
+    ("season", "The season"),
     ("help", "This help"),
     ("confirm", "Yes-or-no questions"),
 )

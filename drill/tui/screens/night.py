@@ -174,6 +174,7 @@ class NightScreen(Screen):
             jobs=tuple(j.name for j in sorted(snapshot.jobs, key=lambda j: (not j.yours, j.name))),
             own_jobs=tuple(j.name for j in snapshot.jobs if j.yours),
             volumes=tuple(v.name for v in frame.storage.volumes),
+            leaves=tuple(sorted({n.leaf for n in snapshot.nodes if n.leaf})),
             alerts=tuple(a.id for a in snapshot.alerts if not a.acked),
             steps=tuple(str(c.step) for c in reversed(frame.storage.checkpoints)),
         )

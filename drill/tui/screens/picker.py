@@ -107,6 +107,17 @@ class PickerScreen(Screen):
         if loaded is not None:
             self.app.begin(loaded)
 
+    def action_season(self) -> None:
+        loaded = self._chosen()
+        if loaded is None:
+            return
+        if loaded.incident.season is None:
+            self.notify(f"{loaded.incident.id} has no season; try fleet-season", severity="warning")
+            return
+        from drill.tui.screens.season import SeasonScreen
+
+        self.app.push_screen(SeasonScreen(loaded.incident, loaded.incident.seeds[0]))
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_play()

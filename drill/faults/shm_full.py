@@ -1,0 +1,41 @@
+"""shm_full: /dev/shm on a node is full (stale NCCL segments from crashed jobs, a leaky data
+loader), so NCCL cannot create its shared memory segment.
+
+Signals: running gangs are unaffected (their segments exist); the next start-up of a multi-GPU
+job on the node fails at once: its log shows `NCCL WARN Call to posix_fallocate failed : No
+space left on device` and `NCCL WARN Error while creating shared memory segment /dev/shm/nccl-...`,
+and the rank raises `NCCL error: unhandled system error`. `df` (the shared volumes) shows
+nothing. A reboot empties /dev/shm; a restart that excludes the node avoids it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from drill.faults.base import FaultBase, Kind, Pick, Target
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+class ShmFull(FaultBase):
+    kind: Literal["shm_full"] = Field(description="/dev/shm on a node fills up")
+    target: Target = Field(
+        Target(), description="where it strikes; the seed picks among candidates"
+    )
+
+
+def fire(world: World, fault: ShmFull, picks: list[Pick]) -> None:
+    for pick in picks:
+        world.cluster.nodes[str(pick.node)].shm_full = True
+
+
+KIND = Kind(
+    name="shm_full",
+    spec=ShmFull,
+    unit="node",
+    fire=fire,
+    summary="/dev/shm full on a node; NCCL fails at the next start-up there",
+)

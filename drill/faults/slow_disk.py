@@ -1,0 +1,56 @@
+"""slow_disk: a disk shelf behind a volume degrades (a failed drive rebuilding, a controller
+in write-through), and every read and write on the volume runs `slowdown` times slower.
+
+Signals: checkpoint saves take longer in the job's log (`checkpoint step N saved in 12m`),
+restarts take longer to read their checkpoint back, and a save that outlasts a preemption
+grace window is torn. No error is raised: the volume still works. With `duration` the shelf
+recovers. A write already in flight keeps the pace it started with.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field
+
+from drill.faults.base import FaultBase, Kind, Names, Pick
+from drill.faults.volumes import check_volume
+from drill.incident.fields import Duration, Name
+
+if TYPE_CHECKING:
+    from drill.sim.world import World
+
+
+class SlowDisk(FaultBase):
+    kind: Literal["slow_disk"] = Field(description="a volume's disk shelf slows down")
+    volume: Name = Field(description="the volume, one of `storage:`")
+    slowdown: float = Field(
+        10.0, ge=1.0, le=1000.0, description="how many times slower reads and writes run, 1 to 1000"
+    )
+    duration: Duration | None = Field(None, description="the shelf recovers after this")
+
+
+def fire(world: World, fault: SlowDisk, picks: list[Pick]) -> None:
+    volume = world.volumes[fault.volume]
+    volume.slowdowns[fault.id] = fault.slowdown
+    if fault.duration is not None:
+        world.env.process(_recover(world, volume, fault.id, fault.duration))
+
+
+def _recover(world: World, volume, cause: str, delay: float):
+    yield world.env.timeout(delay)
+    volume.slowdowns.pop(cause, None)
+
+
+def check(fault: SlowDisk, names: Names):
+    return check_volume(fault.volume, names)
+
+
+KIND = Kind(
+    name="slow_disk",
+    spec=SlowDisk,
+    unit="cluster",
+    fire=fire,
+    check=check,
+    summary="a volume's reads and writes slow down; saves and restarts take longer",
+)

@@ -1,0 +1,84 @@
+"""What a node and its GPUs can be besides broken, and what a start-up on them meets: memory a
+dead process still holds, a GPU that needs a reset, /dev/shm full, the fabric manager down.
+
+Each of these leaves a running gang alone (its memory and segments are already set up) and fails
+the next start-up on that node with the error the real stack prints there. A GPU reset clears
+what a reset clears (the memory held, a GPU that needs one, a pending row remap); a reboot
+clears all of it, unless the fabric manager fails again at boot.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from drill.sim.cluster import Gpu, Node
+    from drill.sim.jobs import Job
+    from drill.sim.world import World
+
+GPU_MEMORY_MIB = 81559  # what nvidia-smi prints as the total of an 80 GB board
+SHM_ERRORS = (
+    "NCCL WARN Call to posix_fallocate failed : No space left on device",
+    "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-{tag} (size 9637888)",
+)
+SHM_RAISED = (
+    "torch.distributed.DistBackendError: NCCL error: unhandled system error (run with"
+    " NCCL_DEBUG=INFO for details)"
+)
+FABRIC_MANAGER_RAISED = "RuntimeError: CUDA error: system not yet initialized"
+
+
+def oom_text(local: int, pid: int, held_mib: int) -> str:
+    """torch's own words when the allocator cannot get the memory another process holds."""
+    total = GPU_MEMORY_MIB / 1024
+    free = max(0.0, (GPU_MEMORY_MIB - held_mib) / 1024)
+    return (
+        f"torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU {local}"
+        f" has a total capacity of {total:.2f} GiB of which {free:.2f} GiB is free. Process"
+        f" {pid} has {held_mib / 1024:.2f} GiB memory in use."
+    )
+
+
+def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], str] | None:
+    """The first rank whose start-up fails, where, the lines its log shows, and what it raised;
+    None when every rank starts."""
+    rank = 0
+    for node_name, gpus in job.placement:
+        node = world.cluster.nodes[node_name]
+        if node.shm_full and job.world > 1:
+            tag = f"{(node.pid_base + rank) % 65536:04x}"
+            lines = [line.format(tag=tag) for line in SHM_ERRORS]
+            return rank, node_name, gpus[0], lines, SHM_RAISED
+        if not node.fabric_manager_up:
+            return rank, node_name, gpus[0], [], FABRIC_MANAGER_RAISED
+        for local in gpus:
+            gpu = node.gpus[local]
+            if gpu.held_by is not None and not gpu.broken:
+                pid, held = gpu.held_by
+                return rank, node_name, local, [], oom_text(local, pid, held)
+            rank += 1
+    return None
+
+
+def reset_clears(gpu: Gpu) -> bool:
+    """Whether `nvidia-smi -r` makes this GPU usable again (and so whether it does anything)."""
+    return gpu.held_by is not None or gpu.needs_reset or gpu.remap_pending
+
+
+def reset(gpu: Gpu) -> None:
+    gpu.held_by = None
+    gpu.remap_pending = False
+    if gpu.needs_reset:
+        gpu.needs_reset = False
+        gpu.broken = False
+        gpu.xid = None
+
+
+def rebooted(node: Node) -> None:
+    """A power cycle: tmpfs is empty, every context is gone, every GPU is reset; the fabric
+    manager starts, unless it was set to fail at this boot."""
+    node.shm_full = False
+    for gpu in node.gpus:
+        reset(gpu)
+    node.fabric_manager_up = not node.fabric_manager_fails_on_boot
+    node.fabric_manager_fails_on_boot = False

@@ -1,0 +1,86 @@
+"""What torchrun's agent and PyTorch's NCCL watchdog print, in their own words.
+
+The launcher's summary of a failed job is torchrun's ChildFailedError: the first rank it saw
+fail, with its host, local rank, exit code and pid. A rank that the watchdog takes down exits
+with SIGABRT after logging the collective that timed out and its last enqueued and completed
+collective numbers, which is how the rank holding everyone up is found: its numbers lag.
+"""
+
+from __future__ import annotations
+
+import signal
+
+SCRIPT = "train.py"
+# Collectives a training step issues (gradient buckets): sequence numbers advance this much a
+# step, so a rank's last collective says which step it reached.
+COLLECTIVES_PER_STEP = 4
+SIGABRT = -int(signal.SIGABRT)
+SIGKILL = -int(signal.SIGKILL)
+# How long NCCL keeps retrying an InfiniBand send before it gives up: the verbs timeout at
+# NCCL_IB_TIMEOUT's default (4.096 us x 2^20, about 4.3 s) times NCCL_IB_RETRY_CNT's 7.
+IB_RETRY_WINDOW = 30.0
+NCCL_VERSION = "2.21.5"
+
+
+def exit_cause(exitcode: int, pid: int) -> str:
+    if exitcode < 0:
+        name = signal.Signals(-exitcode).name
+        return f"Signal {-exitcode} ({name}) received by PID {pid}"
+    return "error_file: <N/A>"
+
+
+def child_failed(host: str, rank: int, local_rank: int, pid: int, exitcode: int, error: str) -> str:
+    """The root cause torchrun reports when a worker fails, on one line for the page."""
+    text = (
+        f"ChildFailedError: {SCRIPT} FAILED. Root Cause (first observed failure): host: {host},"
+        f" rank: {rank} (local_rank: {local_rank}), exitcode: {exitcode} (pid: {pid}),"
+        f" {exit_cause(exitcode, pid)}"
+    )
+    return f"{text}: {error}" if error else text
+
+
+def agent_failed(local_rank: int, pid: int, exitcode: int) -> str:
+    """The agent's own log line when it sees a worker exit."""
+    return (
+        f"torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: {exitcode})"
+        f" local_rank: {local_rank} (pid: {pid}) of binary: /usr/bin/python3"
+    )
+
+
+def collective_seq(step: int) -> int:
+    """The sequence number of the last collective of a finished step."""
+    return step * COLLECTIVES_PER_STEP
+
+
+def watchdog_lines(rank: int, seq: int, timeout_ms: int) -> list[str]:
+    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts."""
+    tag = f"[rank{rank}]:[E ProcessGroupNCCL.cpp]"
+    return [
+        f"{tag} [Rank {rank}] Watchdog caught collective operation timeout:"
+        f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608,"
+        f" Timeout(ms)={timeout_ms}) ran for {timeout_ms + 17} milliseconds before timing out.",
+        f"{tag} [PG 0 Rank {rank}] Timeout at NCCL work: {seq}, last enqueued NCCL work: {seq},"
+        f" last completed NCCL work: {seq - 1}.",
+        f"{tag} [Rank {rank}] To avoid data inconsistency, we are taking the entire process down.",
+    ]
+
+
+def ib_completion_error(local, peer, rank: int) -> str:
+    """NCCL's warning when a send on InfiniBand ran out of retries (work completion status 12)."""
+    return (
+        f"{local.name}:{local.pid_base}:{local.pid_base + 97} [{rank % 8}] NCCL WARN NET/IB :"
+        f" Got completion from peer {peer.address}<43515> with status=12 opcode=0 len=0"
+        f" vendor err 129 (Send) localGid ::ffff:{local.address}"
+        f" remoteGids::ffff:{peer.address}: transport retry counter exceeded"
+    )
+
+
+def nccl_remote_error(local, peer) -> str:
+    """What the rank raises: ncclRemoteError, with the network error it last saw."""
+    return (
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp, remote process"
+        f" exited or there was a network error, NCCL version {NCCL_VERSION}. ncclRemoteError: A"
+        " call failed possibly due to a network error or a remote process exiting prematurely."
+        f" Last error: NET/IB : Got completion from peer {peer.address}<43515> with status=12"
+        " opcode=0 len=0 vendor err 129 (Send): transport retry counter exceeded"
+    )

@@ -1,0 +1,252 @@
+"""The GPU and node fault kinds that fail the next start-up, and the reset that clears them:
+each leaves the text the real stack prints, where the learner's tools read it, and none names
+the fault."""
+
+from __future__ import annotations
+
+import pytest
+
+from drill.sim.jobs import RUNNING
+from drill.states import NodeState
+from tests.drillkit import assert_no_fault_names, build, drill, job_spec, learner_outputs
+
+ID = "zz-secret-fault"
+RETRYING = job_spec(
+    "train",
+    yours=True,
+    retry={"max_restarts": 2, "backoff": "30s"},
+    nodes=["gpu-a-1", "gpu-a-2"],
+)
+
+
+def night(fault: dict, job: dict = RETRYING, **fields):
+    return drill(build(jobs=[job], faults=[{"id": ID, "at": "10m", **fault}], **fields))
+
+
+def why(d) -> list[str]:
+    return [a.why for a in d.learner_job.attempts if a.why]
+
+
+def all_logs(d) -> str:
+    return "\n".join(line.text for line in d.learner_job.log.lines)
+
+
+# -- zombie_memory ---------------------------------------------------------------------------
+
+
+def test_a_zombie_holding_memory_fails_the_restart_with_cuda_oom_naming_the_dead_pid():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(1500)
+    node = d.world.cluster.nodes["gpu-a-1"]
+    pid = node.pid_base + 3
+    reasons = why(d)
+    assert "illegal memory access" in reasons[0]
+    assert "torch.OutOfMemoryError: CUDA out of memory" in reasons[1]
+    assert f"Process {pid} has 74.00 GiB memory in use" in reasons[1]
+    assert "GPU 3 has a total capacity of 79.65 GiB of which 5.65 GiB is free" in reasons[1]
+    assert node.gpus[3].held_by == (pid, 75776)
+    out = learner_outputs(d, "train", ["gpu-a-1"])
+    assert_no_fault_names(out, ID)
+
+
+def test_resetting_the_gpu_frees_the_memory_and_the_restart_trains():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(610)
+    assert d.learner_job.state != RUNNING or d.learner_job.current.crashed
+    d.advance(5)  # the launcher noticed; the job is requeued and nothing runs on the GPU
+    result = d.act("reset gpu-a-1 --gpu 3")
+    assert result.accepted, result.output
+    assert "GPU 0000:4b:00.0 was successfully reset" in result.output
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is None
+    d.advance(1200)
+    assert d.learner_job.state == RUNNING and d.learner_job.current.training
+
+
+def test_a_reset_is_refused_while_work_runs_on_the_gpu():
+    d = night({"kind": "zombie_memory", "at": "50m", "target": {"job": "train"}})
+    d.advance(300)
+    result = d.act("reset gpu-a-1")
+    assert not result.accepted
+    assert "Unable to reset GPU 0000:18:00.0 because it's being used by some other process" in (
+        result.output
+    )
+    assert "train" in result.output
+
+
+def test_a_reboot_frees_it_too():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    assert d.act("reboot gpu-a-1").accepted
+    d.advance(600)
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is None
+
+
+# -- gpu_needs_reset -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("xid", "line", "raised"),
+    [
+        (
+            74,
+            "74, pid='<unknown>', name=<unknown>, NVLink: fatal error detected on link 5",
+            "NVLink",
+        ),
+        (63, "63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for", "ECC"),
+        (119, "Timeout after 6s of waiting for RPC response from GPU3 GSP!", None),
+    ],
+)
+def test_an_xid_that_needs_a_reset_leaves_its_line_and_breaks_the_gpu(xid, line, raised):
+    d = night({"kind": "gpu_needs_reset", "xid": xid, "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    out = learner_outputs(d, "train", ["gpu-a-1"])
+    assert line in out["health gpu-a-1"]
+    gpu = d.world.cluster.nodes["gpu-a-1"].gpus[3]
+    assert gpu.broken and gpu.needs_reset and gpu.remap_pending == (xid == 63)
+    if raised:
+        assert raised in why(d)[0]
+    else:
+        assert d.learner_job.current.stall_wake is not None, "119: the rank hangs"
+    assert_no_fault_names(out, ID)
+
+
+def test_a_reset_clears_an_xid_74_and_the_restart_on_the_same_node_trains():
+    d = night({"kind": "gpu_needs_reset", "xid": 74, "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    result = d.act("reset gpu-a-1 --gpu 3")
+    assert result.accepted and "still reports an error" not in result.output
+    assert not d.world.cluster.nodes["gpu-a-1"].gpus[3].broken
+    assert d.act("restart train --from latest").accepted
+    d.advance(600)
+    assert d.learner_job.state == RUNNING and d.learner_job.current.training
+
+
+def test_a_reset_does_not_bring_back_a_gpu_that_fell_off_the_bus():
+    d = night({"kind": "gpu_xid", "xid": 79, "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    result = d.act("reset gpu-a-1 --gpu 3")
+    assert result.accepted and "GPU 3 still reports an error" in result.output
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].broken
+
+
+def test_reset_checks_the_gpu_index():
+    d = night({"kind": "shm_full", "target": {"node": "gpu-b-1"}})
+    result = d.act("reset gpu-b-1 --gpu 8")
+    assert not result.accepted and "--gpu" in result.output and "0 and 7" in result.output
+
+
+# -- shm_full and fabric_manager_down --------------------------------------------------------
+
+
+def test_shm_full_fails_the_next_start_up_with_nccls_own_words():
+    crash = {"id": "crash", "kind": "kill_rank", "at": "15m", "target": {"job": "train"}}
+    d = drill(
+        build(
+            jobs=[RETRYING],
+            faults=[
+                {"id": ID, "kind": "shm_full", "at": "10m", "target": {"node": "gpu-a-2"}},
+                crash,
+            ],
+        )
+    )
+    d.advance(899)
+    assert d.learner_job.current.training, "a running gang keeps its segments"
+    d.advance(400)
+    logs = all_logs(d)
+    assert "NCCL WARN Call to posix_fallocate failed : No space left on device" in logs
+    assert "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-" in logs
+    assert "NCCL error: unhandled system error" in why(d)[1]
+    assert d.act("reboot gpu-a-2").accepted
+    d.advance(400)
+    assert not d.world.cluster.nodes["gpu-a-2"].shm_full
+
+
+ONE_LEAF = [{"name": "a", "leaves": 1, "nodes_per_leaf": 2, "spares": 0}]
+
+
+def test_the_fabric_manager_fails_at_the_next_reboot_with_cuda_error_802():
+    # Two nodes only: the 16-GPU job can only run on both, the rebooted one included.
+    d = night({"kind": "fabric_manager_down", "target": {"node": "gpu-a-2"}}, islands=ONE_LEAF)
+    d.advance(610)
+    assert d.learner_job.current.training, "nothing happens until the node reboots"
+    assert d.act("reboot gpu-a-2").accepted
+    d.advance(1200)
+    node = d.world.cluster.nodes["gpu-a-2"]
+    assert not node.fabric_manager_up
+    assert any("nvidia-fabricmanager.service: Failed" in text for _, text in node.kernel_log)
+    assert any("CUDA error: system not yet initialized" in w for w in why(d))
+    assert d.act("reboot gpu-a-2").accepted
+    d.advance(400)
+    assert node.fabric_manager_up and node.state == NodeState.UP
+
+
+def test_the_fabric_manager_can_stop_now_and_running_work_keeps_running():
+    d = night({"kind": "fabric_manager_down", "after_reboot": False, "target": {"node": "gpu-a-1"}})
+    d.advance(1200)
+    assert d.learner_job.state == RUNNING and d.learner_job.current.training
+
+
+# -- ib_flap ---------------------------------------------------------------------------------
+
+
+def test_an_ib_flap_fails_nccl_within_seconds_and_again_until_the_gang_leaves_the_leaf():
+    fault = {"kind": "ib_flap", "every": "10m", "target": {"leaf": "leaf-a1"}}
+    job = job_spec("train", yours=True, steps=600, retry={"max_restarts": 5, "backoff": "30s"})
+    d = night(fault, job=job)
+    d.advance(620)
+    first = d.learner_job.attempts[0]
+    assert first.ended and first.end <= 600 + 6, "within seconds, not at the watchdog"
+    assert "transport retry counter exceeded" in first.why
+    assert "NCCL WARN NET/IB : Got completion from peer" in all_logs(d)
+    assert d.world.cluster.switch_log["leaf-a1"][0][1] == "leaf-a1 port 1/33 (uplink): link down"
+    assert "leaf-a1" in d.act("fabric").output
+    assert all(
+        "port" not in text
+        for node in ("gpu-a-1", "gpu-a-2")
+        for _, text in d.world.cluster.nodes[node].kernel_log
+    ), "the nodes' own kernel logs stay quiet"
+    d.advance(600)
+    assert len([w for w in why(d) if "transport retry" in w]) >= 2, "it recurs"
+    assert d.act("cordon-leaf leaf-a1").accepted
+    assert d.act("restart train --from latest").accepted
+    d.advance(2400)
+    assert d.learner_job.state == RUNNING and d.learner_job.current.training
+    assert not {"gpu-a-1", "gpu-a-2"} & set(d.learner_job.nodes)
+
+
+# -- what the look verbs show of this state ---------------------------------------------------
+
+
+def test_gpus_shows_memory_a_dead_process_holds_with_no_process_listed():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    out = d.act("gpus gpu-a-1").output
+    row = next(line for line in out.splitlines() if line.startswith("3 "))
+    assert "75776MiB / " in row, out
+    assert "No running processes found" in out
+
+
+def test_gpus_shows_a_pending_row_remap_until_a_reset():
+    d = night({"kind": "gpu_needs_reset", "xid": 63, "target": {"job": "train", "rank": 3}})
+    d.advance(620)
+    d.act("cancel train")
+    assert "GPU 3: Remapped Rows Pending: Yes" in d.act("gpus gpu-a-1").output
+    assert d.act("reset gpu-a-1 --gpu 3").accepted
+    assert "Remapped Rows" not in d.act("gpus gpu-a-1").output
+
+
+def test_stack_shows_the_nfs_read_a_rank_is_blocked_in():
+    job = job_spec("train", yours=True, collective_timeout="3h", nodes=["gpu-a-1", "gpu-a-2"])
+    fault = {
+        "kind": "nfs_hang",
+        "path": "/mnt/data/shard-7.bin",
+        "target": {"job": "train", "rank": 2},
+    }
+    d = night(fault, job=job)
+    d.advance(900)
+    out = d.act("stack train 2").output
+    assert "(idle)" in out and "readinto (<built-in>) reading /mnt/data/shard-7.bin" in out
+    assert "all_reduce" in d.act("stack train 3").output, "the others wait in the collective"

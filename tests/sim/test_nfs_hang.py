@@ -1,0 +1,79 @@
+"""nfs_hang: a rank blocked in a network filesystem read raises nothing. Its step age grows,
+the no-progress page comes, and only its stack says where it is; with a collective timeout
+past the night's end no watchdog ever fires."""
+
+from __future__ import annotations
+
+from drill.sim.jobs import RUNNING
+from tests.drillkit import assert_no_fault_names, build, drill, job_spec, learner_outputs
+
+ID = "zz-secret-fault"
+PATIENT = job_spec("train", yours=True, collective_timeout="3h", steps=600)
+
+
+def night(**fault):
+    spec = {"id": ID, "kind": "nfs_hang", "at": "10m", "target": {"job": "train", "rank": 5}}
+    return drill(build(jobs=[PATIENT], faults=[{**spec, **fault}]))
+
+
+def test_a_rank_stuck_on_nfs_hangs_the_job_silently_all_night():
+    d = night()
+    d.advance(7200)
+    job = d.learner_job
+    assert job.state == RUNNING and len(job.attempts) == 1, "nothing ever fails"
+    stuck_at = job.step
+    logs = "\n".join(line.text for line in job.log.lines)
+    assert "Watchdog" not in logs and "Error" not in logs
+    pages = [a.text for a in d.world.pager.alerts]
+    assert any("no training progress for 5m" in p for p in pages), pages
+    frames = job.current.blocked_in[5]
+    assert frames[0] == "readinto (<built-in>) reading /mnt/datasets/train/shard-00417.bin"
+    assert "_next_data (torch/utils/data/dataloader.py:674)" in frames
+    node = d.world.faults.chosen[ID][0].node
+    out = learner_outputs(d, "train", [node])
+    assert "nfs:" not in out[f"health {node}"], "by default the kernel log is quiet"
+    assert_no_fault_names(out, ID)
+    assert stuck_at == d.learner_job.step
+
+
+def test_with_server_log_the_kernel_says_the_server_is_not_responding():
+    d = night(server_log=True, server="nfs-home02")
+    d.advance(700)
+    node = d.world.faults.chosen[ID][0].node
+    lines = [text for _, text in d.world.cluster.nodes[node].kernel_log]
+    assert "nfs: server nfs-home02 not responding, still trying" in lines
+
+
+def test_when_the_server_answers_the_gang_moves_on_by_itself():
+    d = night(duration="15m", server_log=True)
+    d.advance(600 + 900 + 60)
+    job = d.learner_job
+    assert job.current.stall_wake is None and 5 not in job.current.blocked_in
+    step = job.step
+    d.advance(300)
+    assert job.step > step
+    node = d.world.faults.chosen[ID][0].node
+    assert "nfs: server nfs-data01 OK" in [t for _, t in d.world.cluster.nodes[node].kernel_log]
+
+
+def test_a_restart_reads_again_and_trains():
+    d = night()
+    d.advance(1200)
+    assert d.act("restart train --from latest").accepted
+    d.advance(900)
+    job = d.learner_job
+    assert job.current.training and not job.current.blocked_in
+    step = job.step
+    d.advance(300)
+    assert job.step > step
+
+
+def test_a_short_collective_timeout_still_fires_the_watchdog():
+    d = drill(
+        build(
+            jobs=[job_spec("train", yours=True, collective_timeout="10m")],
+            faults=[{"id": ID, "kind": "nfs_hang", "at": "10m", "target": {"job": "train"}}],
+        )
+    )
+    d.advance(1800)
+    assert "Watchdog caught collective operation timeout" in d.learner_job.attempts[0].why
