@@ -181,7 +181,7 @@ def test_fabric_of_an_unknown_leaf_says_which_exist():
 
 def test_gpus_shows_what_the_fault_kinds_leave_on_a_gpu():
     # The GPU state other fault kinds set (drill/sim/gpu_state.py): memory a dead process
-    # still holds (used, with no process listed), a pending row remap.
+    # still holds (used, and listed under the pid that is gone), a pending row remap.
     d = night()
     d.advance(AT)
     node = d.world.cluster.nodes["gpu-b-1"]
@@ -189,7 +189,8 @@ def test_gpus_shows_what_the_fault_kinds_leave_on_a_gpu():
     node.gpus[3].remap_pending = True
     out = look(d, "gpus gpu-b-1")
     assert re.search(r"^2\s+\S+\s+33C\s+345 MHz\s+20480MiB / 81559MiB\s+0%", out, re.M), out
-    assert "47002" not in out and "No running processes found" in out
+    assert re.search(r"^2\s+47002\s+python\s+20480MiB", out, re.M), out
+    assert "No running processes found" not in out
     assert "GPU 3: Remapped Rows Pending: Yes" in out
     clean = look(d, "gpus gpu-b-2")
     assert "Remapped" not in clean and "No running processes" in clean
