@@ -28,7 +28,12 @@ from drill.incident.models import Incident
 
 
 def incident_fingerprint(incident: Incident) -> str:
-    return hashlib.sha256(incident.model_dump_json(by_alias=True).encode()).hexdigest()
+    digest = hashlib.sha256(incident.model_dump_json(by_alias=True).encode())
+    # A background trace's rows live in their own file, not in the model's fields: an edit to
+    # the trace alone must still give new par and floor.
+    for row in incident.background.trace_jobs:
+        digest.update(repr(tuple(row)).encode())
+    return digest.hexdigest()
 
 
 def play_lines(
