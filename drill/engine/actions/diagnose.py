@@ -224,15 +224,19 @@ def gpus(ctx: Context, call: Call) -> str:
     return "\n".join(lines)
 
 
+def _rank_on(job, node_name: str, gpu_index: int) -> int | None:
+    """The rank of the learner's gang on this GPU, or None."""
+    here = (node_name, gpu_index)
+    return next((r for r in range(job.world) if job.rank_location(r) == here), None)
+
+
 def _on_gpu(job, node_name: str, gpu_index: int) -> bool:
     attempt = job.current
     if attempt is None:
         return False
     if not job.training:
         return True
-    rank = next(
-        (r for r in range(job.world) if job.rank_location(r) == (node_name, gpu_index)), None
-    )
+    rank = _rank_on(job, node_name, gpu_index)
     return attempt.training and attempt.hung_ranks.get(rank) != "hang"
 
 
@@ -242,9 +246,7 @@ def _process_alive(world, job, node_name: str, gpu_index: int) -> bool:
         return False
     if not job.training:
         return True
-    rank = next(
-        (r for r in range(job.world) if job.rank_location(r) == (node_name, gpu_index)), None
-    )
+    rank = _rank_on(job, node_name, gpu_index)
     return rank is None or not (attempt.crashed and rank in job.log.silent_from)
 
 
