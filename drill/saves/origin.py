@@ -39,10 +39,9 @@ def current_origin(with_torch: bool) -> dict[str, Any]:
         "cpu_kernels": None,
     }
     if with_torch:
-        import torch
+        from replica.build import torch_build
 
-        origin["torch"] = f"{torch.__version__} ({torch.version.git_version[:12]})"
-        origin["cpu_kernels"] = torch.backends.cpu.get_cpu_capability()
+        origin.update(torch_build())
     return origin
 
 

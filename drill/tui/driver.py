@@ -159,7 +159,9 @@ class NightDriver:
                     return
             self._post(BaselineReady(self.baseline))
         elif self.spec.backend == "gloo":
-            import torch  # noqa: F401 (the import is the slow part; the workers start later)
+            from replica.build import warm_up
+
+            warm_up()  # the workers start later; torch's import is the slow part
         self.warm = True
         self._post(WarmedUp())
 
