@@ -76,6 +76,11 @@ def check_new_save_path(path: Path) -> None:
         return
     except OSError as exc:
         raise SaveError(shown, 1, _why_not(exc, "create")) from None
+    _refuse_what_is_there(shown, info)
+
+
+def _refuse_what_is_there(shown: str, info: os.stat_result) -> None:
+    """Only an empty regular file at a new save's path may be taken over."""
     if not stat.S_ISREG(info.st_mode):
         raise SaveError(shown, 1, _not_regular(info.st_mode))
     if info.st_size > 0:
@@ -114,12 +119,7 @@ def create_save_file(path: Path) -> int:
         info = path.stat()
     except OSError as exc:
         raise SaveError(shown, 1, _why_not(exc, "create")) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise SaveError(shown, 1, _not_regular(info.st_mode))
-    if info.st_size > 0:
-        raise SaveError(
-            shown, 1, "a save already exists here; carry it on with --resume, or pick another path"
-        )
+    _refuse_what_is_there(shown, info)
     # An empty file left by an earlier start that wrote nothing: take it over.
     return open_save_for_append(path)
 
