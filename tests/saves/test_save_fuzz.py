@@ -101,7 +101,9 @@ def decided(raw: bytes) -> list:
     """What the game decided, as the save says it: every line but the learner's own words and
     the header's provenance."""
     kept = []
-    for line in raw.decode("utf-8").splitlines():
+    # A save's lines end at "\n" only, as the reader splits them: a "\r" inside a line is JSON
+    # white space, not a line break (str.splitlines would break there).
+    for line in filter(None, raw.decode("utf-8").split("\n")):
         record = json.loads(line)
         if record.get("type") == "text":
             continue
