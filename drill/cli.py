@@ -233,8 +233,11 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-class Terminated(Exception):
-    """SIGTERM arrived: unwind through every `finally`, then exit 143."""
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind through every `finally`, then exit 143.
+
+    A BaseException, like KeyboardInterrupt, so that no library's `except Exception` swallows it:
+    a SIGTERM landing inside textual-serve's start-up once left a server running forever."""
 
 
 def _terminated(signum, frame) -> None:

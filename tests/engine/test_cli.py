@@ -145,3 +145,26 @@ def test_located_line_points_at_the_right_place(tmp_path):
     args, _ = bad_inputs(tmp_path)["unknown key"]
     line = drill_cli(*args).stderr.strip()
     assert line.startswith(f"drill: {tmp_path / 'unknown.yaml'}:6:1: unknown key 'colour'")
+
+
+def test_sigterm_inside_a_librarys_except_exception_still_ends_the_run(monkeypatch):
+    """A SIGTERM that lands while a library runs `try: ... except Exception:` must still end
+    drill with 143. Once it landed inside textual-serve's start-up, the library swallowed it and
+    the server ran on with nobody to stop it."""
+    import os
+    import signal
+    import time
+
+    import drill.commands
+    from drill.cli import main
+
+    def a_library_that_swallows_errors(command, args):
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the signal's handler runs here
+        except Exception:
+            pass
+        return 0
+
+    monkeypatch.setattr(drill.commands, "run_command", a_library_that_swallows_errors)
+    assert main(["list"]) == 143
