@@ -71,9 +71,10 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         _torn_or_lost(world, job, step, size, written, "killed by SIGKILL during the write")
         return False
     if plan.fails:
-        _torn_or_lost(world, job, step, size, plan.fraction, plan.error)
         # torch prints its writer's words only: no errno, so a full volume and a spent quota
-        # read the same here, and `df` tells them apart.
+        # read the same in the log and in the night's event feed, and `df` tells them apart.
+        # The errno stays in the event's data, for the debrief and for tests.
+        _torn_or_lost(world, job, step, size, plan.fraction, WRITER_ERROR, cause=plan.error)
         text = f"[rank0]: RuntimeError: {WRITER_ERROR}"
         world.log(job, 0, text)
         node, local, pid = rank_place(world, job, 0)
@@ -120,7 +121,9 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
     )
 
 
-def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float, why: str) -> None:
+def _torn_or_lost(
+    world: World, job: Job, step: int, size: int, fraction: float, why: str, cause: str = ""
+) -> None:
     policy = job.policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     fraction = max(0.0, min(1.0, fraction))
@@ -131,6 +134,7 @@ def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float,
             job.name,
             f"{job.name} checkpoint step {step} not written: {why}",
             step=step,
+            cause=cause or why,
         )
         return
     partial = int(size * fraction)
@@ -142,6 +146,7 @@ def _torn_or_lost(world: World, job: Job, step: int, size: int, fraction: float,
         job.name,
         f"{job.name} checkpoint step {step} written in part: {why}",
         step=step,
+        cause=cause or why,
     )
 
 

@@ -34,9 +34,12 @@ def night(fault: dict, volume: dict = SCRATCH, job: dict = TRAIN):
 
 
 def write_failures(d) -> list[str]:
-    """What the timeline recorded about checkpoints that did not land (the errno is there; torch's
-    own message, in the job's failure, names only its writer)."""
-    return [e.text for e in d.world.timeline if e.kind == "checkpoint" and "not written" in e.text]
+    """Why the checkpoints that did not land failed: the errno, kept in the event's data. The
+    event's text, like torch's own message in the job's failure, names only the writer."""
+    failed = [e for e in d.world.timeline if e.kind == "checkpoint" and "not written" in e.text]
+    for event in failed:
+        assert "Errno" not in event.text and "file write failed" in event.text, event.text
+    return [event.data["cause"] for event in failed]
 
 
 def saves(d) -> list[str]:
