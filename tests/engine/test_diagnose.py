@@ -194,3 +194,27 @@ def test_gpus_shows_what_the_fault_kinds_leave_on_a_gpu():
     assert "GPU 3: Remapped Rows Pending: Yes" in out
     clean = look(d, "gpus gpu-b-2")
     assert "Remapped" not in clean and "No running processes" in clean
+
+
+# -- status -----------------------------------------------------------------------------------
+
+
+def test_status_of_a_failed_job_says_what_is_on_disk_not_where_nobody_restarts_it():
+    """A failed job with no retries left is not going to resume anywhere on its own; `restart`
+    takes latest unless told otherwise, so `status` names the latest checkpoint."""
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}})
+    d.advance(AT + 60)
+    line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
+    latest = d.learner_job.checkpoints.latest_step
+    assert latest, "the job wrote checkpoints before it died"
+    assert line.endswith(f"when it stopped; latest checkpoint step {latest}"), line
+    assert "scratch" not in line
+
+
+def test_status_of_a_job_waiting_for_its_retry_says_where_it_resumes():
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}}, max_restarts=2)
+    d.advance(AT + 15)
+    line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
+    latest = d.learner_job.checkpoints.latest_step
+    assert d.learner_job.state in ("requeued", "pending"), line
+    assert line.endswith(f"when it stopped; resumes from checkpoint step {latest}"), line

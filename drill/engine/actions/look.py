@@ -5,7 +5,7 @@ from __future__ import annotations
 from drill.engine.actions.context import Call, Context, in_range
 from drill.faults.xids import xid
 from drill.incident.units import format_duration
-from drill.sim.jobs import PENDING, RUNNING
+from drill.sim.jobs import FAILED, PENDING, RUNNING
 
 
 def status(ctx: Context, call: Call) -> str:
@@ -34,13 +34,22 @@ def _job_line(ctx: Context, job) -> str:
     progress = f"step {job.step}/{job.steps}" if job.training else ""
     attempt = job.current
     stopped = job.training and job.state != "completed" and not (attempt and attempt.training)
-    if stopped and job.step:
+    if stopped and job.step and job.state == FAILED:
+        # Nothing runs it again until someone does: say what is on disk, not where a restart
+        # nobody has asked for would start (`restart` takes latest unless told otherwise).
+        latest = job.checkpoints.latest_step
+        progress += f" when it stopped; latest checkpoint {_step_or_none(latest)}"
+    elif stopped and job.step:
         resume = ctx.world.resume_point(job)
         if (resume or 0) < job.step:
             where = f"checkpoint step {resume}" if resume is not None else "scratch"
             progress += f" when it stopped; resumes from {where}"
     reason = f" ({job.reason})" if job.reason else ""
     return f"{job.name}: {job.state}{reason} {progress}".rstrip()
+
+
+def _step_or_none(step: int | None) -> str:
+    return f"step {step}" if step is not None else "none"
 
 
 def _job_detail(ctx: Context, job) -> str:
