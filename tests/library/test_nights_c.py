@@ -25,6 +25,15 @@ NIGHTS = {
             "keep-fewer-without-pruning": (False, {"progress", "recovered"}),
         },
     ),
+    "nvlink-reset": (
+        ("sim",),
+        (1, 2),
+        {
+            "reset-only-the-nvlink-gpu": (False, {"progress", "recovered"}),
+            "drain-and-swap": (True, {"progress", "time_to_recovery"}),
+            "reboot-both-nodes": (True, {"progress", "time_to_recovery"}),
+        },
+    ),
 }
 NOTHING_RECOVERS: set[str] = set()
 
