@@ -34,6 +34,14 @@ NIGHTS = {
             "reboot-both-nodes": (True, {"progress", "time_to_recovery"}),
         },
     ),
+    "fabric-manager-down": (
+        ("sim",),
+        (1, 2),
+        {
+            "swap-the-node": (True, {"progress", "time_to_recovery"}),
+            "restart-without-reading-the-node": (False, {"progress", "recovered"}),
+        },
+    ),
 }
 NOTHING_RECOVERS: set[str] = set()
 
