@@ -42,6 +42,15 @@ NIGHTS = {
             "restart-without-reading-the-node": (False, {"progress", "recovered"}),
         },
     ),
+    "dead-gpu-then-full-volume": (
+        ("sim",),
+        (1, 2),
+        {
+            "wait-for-the-write-to-fail": (True, {"progress", "time_to_recovery"}),
+            "restart-without-freeing-space": (False, {"progress", "recovered"}),
+            "restart-on-the-same-nodes": (False, {"progress", "recovered"}),
+        },
+    ),
 }
 NOTHING_RECOVERS: set[str] = set()
 
