@@ -42,7 +42,7 @@ NIGHTS = {
             "restart-without-reading-the-node": (False, {"progress", "recovered"}),
         },
     ),
-    "dead-gpu-then-full-volume": (
+    "dead-gpu-full-volume": (
         ("sim",),
         (1, 2),
         {
