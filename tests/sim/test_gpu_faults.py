@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from drill.sim.jobs import RUNNING
+from drill.sim.operations import healthy
 from drill.states import NodeState
 from tests.drillkit import assert_no_fault_names, build, drill, job_spec, learner_outputs
 
@@ -180,6 +181,19 @@ def test_the_fabric_manager_fails_at_the_next_reboot_with_cuda_error_802():
     assert d.act("reboot gpu-a-2").accepted
     d.advance(400)
     assert node.fabric_manager_up and node.state == NodeState.UP
+
+
+def test_a_node_whose_fabric_manager_is_down_is_not_healthy_to_take_out():
+    # Draining or rebooting it is repair, not harm: no healthy capacity is counted as taken.
+    d = night({"kind": "fabric_manager_down", "after_reboot": False, "target": {"node": "gpu-a-2"}})
+    d.advance(700)
+    node = d.world.cluster.nodes["gpu-a-2"]
+    assert not healthy(node)
+    assert d.act("drain gpu-a-2").accepted
+    assert node.taken_healthy_at is None
+    assert d.act("reboot gpu-a-2").accepted
+    d.advance(400)
+    assert node.fabric_manager_up and healthy(node)
 
 
 def test_the_fabric_manager_can_stop_now_and_running_work_keeps_running():
