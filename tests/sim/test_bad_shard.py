@@ -112,3 +112,12 @@ def test_skip_is_checked_where_it_is_typed() -> None:
         assert not result.accepted and words in result.output, (line, result.output)
     assert d.act("restart train --skip 10-12").accepted
     assert d.learner_job.data_skips == [(10, 12)]
+
+
+def test_the_gloo_backend_refuses_a_night_with_a_bad_shard_in_one_line() -> None:
+    from drill.engine.gloo_training import GlooTraining
+    from replica.errors import ReplicaRefused
+
+    incident = build(jobs=[job_spec("train", yours=True, steps=60)], faults=[dict(BAD)])
+    with pytest.raises(ReplicaRefused, match="gloo backend does not carry a bad stretch"):
+        GlooTraining(incident)
