@@ -27,6 +27,15 @@ import torch
 from replica import parallel
 from replica.config import ReplicaConfig
 from replica.data import shard_bounds
+from replica.data_stream import (
+    BadRange,
+    Skip,
+    bad_range_of,
+    batch_for_step,
+    check_skips,
+    corrupt_batch,
+    past_skips,
+)
 from replica.determinism import configure_determinism
 from replica.eager import optimizer_stepper, skip_compiler_imports
 from replica.errors import ConfigMismatchError
@@ -84,6 +93,11 @@ class Trainer:
         self.optimizer_step = optimizer_stepper(self.optimizer)
         self.step = 0
         self.losses: list[tuple[int, float]] = []
+        # The data cursor: the next batch of the stream, and the skips the job was given.
+        self.next_batch = 0
+        self.skips: tuple[Skip, ...] = ()
+        # Corrupt stretches of the stream (the world's data, set by whoever runs the job).
+        self.bad_ranges: tuple[BadRange, ...] = ()
         self._config_hash = self.replica.config_hash
 
     @classmethod
@@ -100,7 +114,11 @@ class Trainer:
     def train_step(self) -> float:
         """Train on the batch for the current step; returns the mean loss over the global batch."""
         replica = self.replica
-        batch = replica.batch(self.step, 0, replica.global_batch)
+        index = self.next_batch
+        batch = replica.batch(index, 0, replica.global_batch)
+        bad = bad_range_of(index, self.bad_ranges)
+        if bad is not None:
+            batch = corrupt_batch(batch, bad[2], index)
         summed: list[torch.Tensor] | None = None
         loss_sum = 0.0
         for p in self._params:
@@ -119,6 +137,7 @@ class Trainer:
         parallel.finish_mean(self._params, summed, self.world_size)
         self.optimizer_step()
         self.step += 1
+        self.next_batch = past_skips(index + 1, self.step, self.skips)
         loss = loss_sum / self.world_size
         self.losses.append((self.step, loss))
         return loss
@@ -127,6 +146,18 @@ class Trainer:
     def config(self) -> Any:
         """The shipped GPT's ReplicaConfig; another replica's own settings object, if any."""
         return getattr(self.replica.impl, "config", self.replica.settings)
+
+    def skip_data(self, first: int, last: int) -> None:
+        """Skip batches first..last of the stream from this step on (an operator's `--skip`).
+
+        Recorded in the cursor, so checkpoints written from here on resume past the range too.
+        Giving the same range again is a no-op: a job's skips are re-applied at every start."""
+        if not 0 <= first <= last:
+            raise ValueError(f"a skip needs 0 <= first <= last, got {first}-{last}")
+        if any((f, la) == (first, last) for _, f, la in self.skips):
+            return
+        self.skips = (*self.skips, (self.step, first, last))
+        self.next_batch = past_skips(self.next_batch, self.step, self.skips)
 
     def train(self, steps: int) -> list[float]:
         return [self.train_step() for _ in range(steps)]
@@ -149,12 +180,19 @@ class Trainer:
             "config": dict(self.replica.settings),
             "config_hash": self._config_hash,
             "step": self.step,
-            # The data stream is a pure function of (seed, step); the cursor is the next batch.
-            "data_cursor": {"seed": self.replica.seed, "next_batch": self.step},
+            # The data stream is a pure function of (seed, batch); the cursor is the next batch
+            # and the skips that moved it (recorded only when there are any).
+            "data_cursor": self._cursor(),
             "world_size": self.world_size,
             "rng": {"torch_cpu": torch.get_rng_state()},
             "losses": [[s, float(v)] for s, v in self.losses],
         }
+
+    def _cursor(self) -> dict[str, Any]:
+        cursor: dict[str, Any] = {"seed": self.replica.seed, "next_batch": self.next_batch}
+        if self.skips:
+            cursor["skips"] = [list(s) for s in self.skips]
+        return cursor
 
     def load_full_state(self, state: dict[str, Any], *, load_optimizer: bool = True) -> None:
         """Resume from a full_state. Everything is checked before anything is changed.
@@ -178,10 +216,19 @@ class Trainer:
                 f"this trainer runs config {self._config_hash[:12]}"
             )
         step = state["step"]
-        if not isinstance(step, int) or step < 0 or state["data_cursor"].get("next_batch") != step:
+        cursor = state["data_cursor"]
+        # The cursor must follow from the step and the skips it records: a cursor that moved
+        # for any other reason is refused, never guessed at.
+        try:
+            if not isinstance(step, int) or step < 0 or not isinstance(cursor, dict):
+                raise ValueError("not a step and a cursor")
+            skips = check_skips(cursor.get("skips"), step)
+            if cursor.get("next_batch") != batch_for_step(step, skips):
+                raise ValueError("the cursor does not follow from the step and its skips")
+        except ValueError as exc:
             raise ConfigMismatchError(
-                f"inconsistent step {step!r} and data cursor {state['data_cursor']!r}"
-            )
+                f"inconsistent step {step!r} and data cursor {cursor!r}: {exc}"
+            ) from None
         own = self.model.state_dict()
         model_state = state["model"]
         if set(model_state) != set(own) or any(
@@ -198,6 +245,8 @@ class Trainer:
         self.optimizer_step = optimizer_stepper(self.optimizer)
         torch.set_rng_state(state["rng"]["torch_cpu"])
         self.step = step
+        self.skips = skips
+        self.next_batch = cursor["next_batch"]
         self.losses = [(int(s), float(v)) for s, v in state["losses"] if s <= step]
         for p in self._params:
             p.grad = None

@@ -25,6 +25,8 @@ class GlooTraining(ReplicaTraining):
     backend = "gloo"
 
     def __init__(self, incident: Incident, *, ranks: int = 2, cache_dir: Path | None = None):
+        if any(fault.kind == "bad_shard" for fault in incident.faults):
+            self._refuse_data("a bad stretch of data (bad_shard)")
         super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
         self.timeout = incident.learner_job.process_group_timeout
         self.group = None
@@ -49,7 +51,25 @@ class GlooTraining(ReplicaTraining):
             raise
         self.group = group
         self._last = (group.step_count, None, None, [])
+        if self.bad_data:
+            self._data_changed()
         return group.last_load_check
+
+    # The worker processes read the stream themselves and do not take bad stretches or skips
+    # yet: refused in one line rather than trained on the wrong batches.
+    def _data_changed(self) -> None:
+        self._refuse_data("a bad stretch of data (bad_shard)")
+
+    def _skip(self, first: int, last: int) -> None:
+        self._refuse_data("`restart --skip`")
+
+    def _refuse_data(self, what: str) -> None:
+        from replica.errors import ReplicaRefused
+
+        raise ReplicaRefused(
+            f"the gloo backend does not carry {what} to its workers yet; play this night with"
+            " the in-process backend"
+        )
 
     def _running(self) -> bool:
         return self.group is not None and self.group.running

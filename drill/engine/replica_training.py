@@ -135,6 +135,8 @@ class ReplicaTraining:
         self.checkpoints_loaded = 0
         self.corrupt_detected = 0
         self.corrupt_loaded = 0
+        # Bad stretches of the learner job's data stream: (first, last, seed), as they fired.
+        self.bad_data: list[tuple[int, int, int]] = []
 
     # -- the TrainingBackend protocol -------------------------------------------------------
 
@@ -185,6 +187,21 @@ class ReplicaTraining:
     def corrupt(self, job: str, step: int, seed: int) -> None:
         if job == self.job:
             self.store.corrupt(step, seed)
+
+    # The simulation numbers steps as the log does: step N is the N-th step, which trains on
+    # batch N - 1 of the replica's stream (batch 0 is the first). These two convert.
+    def corrupt_data(self, job: str, first: int, last: int, seed: int) -> None:
+        """The batches steps first..last of an undisturbed run train on are bad from now on."""
+        if job != self.job:
+            return
+        self.bad_data.append((first - 1, last - 1, seed))
+        if self._running():
+            self._data_changed()
+
+    def skip_data(self, job: str, first: int, last: int) -> None:
+        """The running attempt skips the batches steps first..last of an undisturbed run read."""
+        if job == self.job and self._running():
+            self._skip(first - 1, last - 1)
 
     def verify(self, job: str, step: int, condition: str) -> tuple[bool, str]:
         if job != self.job:
@@ -245,8 +262,15 @@ class ReplicaTraining:
             loaded = self.store.read(from_step, verify=verify)
             trainer.load_full_state(loaded.state)
             status = loaded.check.status
+        trainer.bad_ranges = tuple(self.bad_data)
         self.trainer = trainer
         return status
+
+    def _data_changed(self) -> None:
+        self.trainer.bad_ranges = tuple(self.bad_data)
+
+    def _skip(self, first: int, last: int) -> None:
+        self.trainer.skip_data(first, last)
 
     def _running(self) -> bool:
         return self.trainer is not None

@@ -14,6 +14,7 @@ from typing import Annotated, Union
 from pydantic import Field
 
 from drill.faults import (
+    bad_shard,
     corrupt_checkpoint,
     fabric_manager_down,
     gpu_needs_reset,
@@ -52,6 +53,7 @@ _MODULES = (
     fabric_manager_down,
     ib_flap,
     nfs_hang,
+    bad_shard,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 

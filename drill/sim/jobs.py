@@ -102,6 +102,9 @@ class Job:
     placement: list[tuple[str, list[int]]] = field(default_factory=list)  # node -> gpus
     resume_from: int | str | None = "latest"  # checkpoint step, "latest" or None for scratch
     world: int = 0  # GPUs for the next attempt (a restart may change it)
+    # Batch ranges (first, last) of the data stream the job was told to skip (`restart
+    # --skip`): part of its launch, so every later attempt skips them too.
+    data_skips: list[tuple[int, int]] = field(default_factory=list)
     elapsed_before: float = 0.0  # background jobs already running when the night starts
     # What the job keeps while the night goes on. Training jobs carry their incident spec,
     # checkpoint policy and checkpoint catalog; every job has a log.

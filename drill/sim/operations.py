@@ -156,16 +156,26 @@ def requeue(world: World, job: Job) -> str:
 
 
 def restart(
-    world: World, job: Job, *, resume_from: int | str | None, exclude: set[str], gpus: int | None
+    world: World,
+    job: Job,
+    *,
+    resume_from: int | str | None,
+    exclude: set[str],
+    gpus: int | None,
+    skip: tuple[int, int] | None = None,
 ) -> str:
     job.exclude |= exclude
     if gpus is not None:
         job.world = gpus
+    if skip is not None and skip not in job.data_skips:
+        job.data_skips.append(skip)
     world.resubmit(job, resume_from=resume_from, why="restarted by you")
     where = {None: "scratch", "latest": "the latest checkpoint"}.get(
         resume_from, f"step {resume_from}"
     )  # type: ignore[arg-type]
     extra = f", avoiding {', '.join(sorted(job.exclude))}" if job.exclude else ""
+    if skip is not None:
+        extra += f", skipping the data of steps {skip[0]}-{skip[1]}"
     return f"{job.name} resubmitted on {job.world} GPUs from {where}{extra}"
 
 

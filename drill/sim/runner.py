@@ -87,6 +87,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.log(job, 0, text)
         world.end_attempt(job, FAILED, text)
         return
+    for first, last in job.data_skips:
+        world.training.skip_data(job.name, first, last)
     job.step = resume or 0
     attempt.from_step = job.step
     attempt.loaded_corrupt = outcome.poisoned

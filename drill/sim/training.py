@@ -36,6 +36,13 @@ class TrainingBackend(Protocol):
 
     def remove(self, job: str, step: int) -> None: ...
 
+    # The data that steps first..last of an undisturbed run read is bad from now on
+    # (drill/faults/bad_shard). Steps count from 1, as the job's log numbers them.
+    def corrupt_data(self, job: str, first: int, last: int, seed: int) -> None: ...
+
+    # The attempt that just started skips the data steps first..last would read (`--skip`).
+    def skip_data(self, job: str, first: int, last: int) -> None: ...
+
 
 class CountingTraining:
     """Stands in for the replica when only the simulation runs: no losses, no files."""
@@ -70,4 +77,10 @@ class CountingTraining:
         return False, "sha256 does not match the manifest"
 
     def remove(self, job: str, step: int) -> None:
+        return None
+
+    def corrupt_data(self, job: str, first: int, last: int, seed: int) -> None:
+        return None
+
+    def skip_data(self, job: str, first: int, last: int) -> None:
         return None

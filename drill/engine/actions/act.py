@@ -190,8 +190,12 @@ def restart(ctx: Context, call: Call) -> str:
             raise Reject(
                 f"--world {gpus} cannot keep the global batch of {job.gpus} ranks; use a divisor or multiple of {job.gpus}"
             )
+    skip = call.get("--skip")
+    if skip is not None:
+        in_range(skip[0], "--skip start", 1, job.steps)
+        in_range(skip[1], "--skip end", 1, job.steps)
     job.exclude -= include
-    text = ops.restart(ctx.world, job, resume_from=resume, exclude=exclude, gpus=gpus)
+    text = ops.restart(ctx.world, job, resume_from=resume, exclude=exclude, gpus=gpus, skip=skip)
     if include:
         text += f"; {', '.join(sorted(include))} no longer excluded"
     return text

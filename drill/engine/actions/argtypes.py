@@ -62,6 +62,16 @@ def _resume_point(text: str, what: str, earlier: Mapping[str, Any]) -> int | str
     return whole_number(text, what, -(10**9), 10**9)
 
 
+def _batch_range(text: str, what: str, earlier: Mapping[str, Any]) -> tuple[int, int]:
+    """A range of batches, both ends included, as A-B (or one batch, A)."""
+    first, sep, last = text.partition("-")
+    a = whole_number(first, what, 0)
+    b = whole_number(last, what, 0) if sep else a
+    if b < a:
+        raise Reject(f"{what} must be A-B with A at most B, got {text!r}")
+    return a, b
+
+
 def _duration(text: str, what: str, earlier: Mapping[str, Any]) -> float:
     try:
         seconds = parse_duration(text)
@@ -123,6 +133,7 @@ PAGE = ArgType("ALERT|all", names="page")
 STEP = ArgType("STEP", read=_step)
 RESUME = ArgType("STEP|latest|scratch", read=_resume_point)
 NUMBER = ArgType("N", read=_integer)
+BATCHES = ArgType("A-B", read=_batch_range)
 KEEP = ArgType("N", read=_keep)
 DURATION = ArgType("DURATION", read=_duration)
 CLASS = ArgType("CLASS", read=_priority_class)

@@ -41,6 +41,7 @@ from typing import Any
 
 from drill.engine.actions import act, diagnose, look, storage
 from drill.engine.actions.argtypes import (
+    BATCHES,
     CLASS,
     DURATION,
     JOB,
@@ -465,10 +466,13 @@ VERBS: dict[str, Verb] = {
                 Option("--exclude", NODES),
                 Option("--include", NODES),
                 Option("--world", NUMBER),
+                Option("--skip", BATCHES),
             ),
             detail="--from picks the checkpoint (default latest). --exclude keeps it off nodes;"
             " --include lets it back on nodes it excluded."
-            " --world N runs on N GPUs; the global batch is kept by gradient accumulation.",
+            " --world N runs on N GPUs; the global batch is kept by gradient accumulation."
+            " --skip A-B skips the data steps A to B of an undisturbed run read, in this"
+            " attempt and every later one.",
         ),
         Verb(
             "hold",
