@@ -26,6 +26,13 @@ NIGHTS = {
             "reboot-both-nodes": (True, {"time_to_recovery", "collateral", "progress"}),
         },
     ),
+    "zombie-memory": (
+        (1, 2),
+        {
+            "restart-again": (False, {"progress", "recovered"}),
+            "reboot-the-node": (True, {"time_to_recovery", "progress"}),
+        },
+    ),
 }
 
 
