@@ -33,6 +33,13 @@ NIGHTS = {
             "reboot-the-node": (True, {"time_to_recovery", "progress"}),
         },
     ),
+    "silent-nfs-hang": (
+        (1, 2),
+        {
+            "wait-for-the-watchdog": (False, {"progress", "recovered"}),
+            "drain-the-node": (True, {"collateral"}),
+        },
+    ),
 }
 
 
