@@ -56,16 +56,19 @@ class NfsHang(FaultBase):
 
 
 def frames(path: str) -> list[str]:
-    """What py-spy dump shows for the blocked rank, innermost first."""
+    """What py-spy dump shows for the blocked rank, innermost first: the same training script
+    whose frames `stack` shows for every other rank (drill/engine/actions/diagnose.py), so two
+    dumps of one job agree on its files, functions and lines."""
     return [
         f"readinto (<built-in>) reading {path}",
-        "_read_shard (data.py:57)",
-        "__getitem__ (data.py:83)",
+        "read (shard_reader.py:58)",
+        "__getitem__ (dataset.py:112)",
         "fetch (torch/utils/data/_utils/fetch.py:52)",
         "_next_data (torch/utils/data/dataloader.py:674)",
         "__next__ (torch/utils/data/dataloader.py:630)",
-        "train (train.py:142)",
-        "<module> (train.py:210)",
+        "train_step (train.py:141)",
+        "main (train.py:212)",
+        "<module> (train.py:230)",
     ]
 
 

@@ -60,6 +60,15 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
     return None
 
 
+def fails_startup(node: Node) -> bool:
+    """Whether something here fails the next start-up on the node: /dev/shm full, the fabric
+    manager down, memory a dead process holds, a GPU that waits for a reset or a row remap.
+    An operator finds each of these, so a node with one is not a healthy node to keep."""
+    return (
+        node.shm_full or not node.fabric_manager_up or any(reset_clears(gpu) for gpu in node.gpus)
+    )
+
+
 def reset_clears(gpu: Gpu) -> bool:
     """Whether `nvidia-smi -r` makes this GPU usable again (and so whether it does anything)."""
     return gpu.held_by is not None or gpu.needs_reset or gpu.remap_pending

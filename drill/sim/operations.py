@@ -23,7 +23,7 @@ def healthy(node: Node) -> bool:
         and not node.dead_until_swap
         and not any(gpu.broken or gpu.throttled > 1.0 for gpu in node.gpus)
         and node.link_events == 0
-        and node.fabric_manager_up  # `health` shows the service that failed to start
+        and not gpu_state.fails_startup(node)  # `health` shows what failed to start
     )
 
 

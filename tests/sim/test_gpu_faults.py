@@ -267,3 +267,28 @@ def test_stack_shows_the_nfs_read_a_rank_is_blocked_in():
     out = d.act("stack train 2").output
     assert "(idle)" in out and "readinto (<built-in>) reading /mnt/data/shard-7.bin" in out
     assert "all_reduce" in d.act("stack train 3").output, "the others wait in the collective"
+
+
+# -- a node whose next start-up fails is not a healthy node ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        {"kind": "shm_full", "target": {"node": "gpu-a-2"}},
+        {"kind": "zombie_memory", "target": {"job": "train", "rank": 9}},
+        {"kind": "fabric_manager_down", "after_reboot": False, "target": {"node": "gpu-a-2"}},
+    ],
+)
+def test_cordoning_a_node_whose_start_up_fails_is_no_harm(fault):
+    d = night(fault)
+    d.advance(900)
+    assert d.act("cordon gpu-a-2").accepted
+    assert d.world.cluster.nodes["gpu-a-2"].taken_healthy_at is None
+
+
+def test_cordoning_a_clean_node_still_counts_as_taking_a_healthy_one():
+    d = night({"kind": "shm_full", "target": {"node": "gpu-a-2"}})
+    d.advance(900)
+    assert d.act("cordon gpu-a-1").accepted
+    assert d.world.cluster.nodes["gpu-a-1"].taken_healthy_at is not None

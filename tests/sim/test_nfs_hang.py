@@ -77,3 +77,15 @@ def test_a_short_collective_timeout_still_fires_the_watchdog():
     )
     d.advance(1800)
     assert "Watchdog caught collective operation timeout" in d.learner_job.attempts[0].why
+
+
+def test_the_stuck_ranks_dump_and_a_waiting_ranks_dump_agree_on_the_script():
+    # Two dumps of one job come from one train.py: the frames below the data loader are the
+    # same script frames the waiting rank shows below its all-reduce.
+    d = night()
+    d.advance(1200)
+    stuck = d.act("stack train 5").output.splitlines()
+    waiting = d.act("stack train 0").output.splitlines()
+    assert "reading /mnt/datasets/train/shard-00417.bin" in stuck[4]
+    assert stuck[-2:] == waiting[-2:] == ["    main (train.py:212)", "    <module> (train.py:230)"]
+    assert any("train_step (train.py:" in line for line in stuck)
