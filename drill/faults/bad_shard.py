@@ -45,6 +45,7 @@ def fire(world: World, fault: BadShard, picks: list[Pick]) -> None:
     seed = world.rng(f"bad_shard:{fault.id}").randrange(2**31)
     last = fault.first_step + fault.steps - 1
     for pick in picks:
+        world.jobs[str(pick.job)].bad_data.append((fault.first_step, last))
         world.training.corrupt_data(str(pick.job), fault.first_step, last, seed)
 
 
