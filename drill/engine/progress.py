@@ -94,10 +94,12 @@ def measured(
 
 def counted(step: int, poisoned_from: int | None) -> Progress:
     """The `sim` backend's estimate: the steps the job holds. A model that loaded bytes that
-    were not what was written only counts the steps trained since."""
+    were not what was written, or last trained on bad data (bad_shard), only counts the steps
+    trained since."""
     if poisoned_from is not None:
         return Progress(
             max(0, step - poisoned_from),
-            "counted without the replica: only the steps since a corrupt checkpoint was loaded",
+            "counted without the replica: only the steps since a corrupt checkpoint was loaded"
+            " or the model last trained on bad data",
         )
     return Progress(step, "counted without the replica (sim backend), not measured")

@@ -4,13 +4,14 @@ so every sample carries another sample's labels): the data that steps `first_ste
 
 It strikes the data, not a node: whoever trains on those batches trains on them. The stream is
 read in order, so the job meets the bad stretch at step `first_step` (steps count from 1, as
-the job's log numbers them). Nothing pages:
-the loss in the job's step lines jumps while it trains on the stretch and comes down after it,
+the job's log numbers them). Nothing pages: the loss in the job's step lines jumps while it trains on the stretch and comes down after it,
 and the weights keep the damage. With the replica the corrupt samples are real (rotated
 deterministically from the night's seed) and the loss is what the model really got; the `sim`
-backend only counts steps, so a night about this fault sets `expect.backend: replica`.
+backend follows the job's data position and counts progress only from the last step that
+trained on bad data (drill/sim/runner.py), an estimate, so a night about this fault sets
+`expect.backend: replica`.
 `restart JOB --from STEP --skip A-B` resumes from a checkpoint and skips the stretch.
-`{fault.ID.step}` is the first bad batch.
+`{fault.ID.step}` is `first_step`.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def fire(world: World, fault: BadShard, picks: list[Pick]) -> None:
     seed = world.rng(f"bad_shard:{fault.id}").randrange(2**31)
     last = fault.first_step + fault.steps - 1
     for pick in picks:
+        world.jobs[str(pick.job)].bad_data.append((fault.first_step, last))
         world.training.corrupt_data(str(pick.job), fault.first_step, last, seed)
 
 

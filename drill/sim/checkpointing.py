@@ -88,7 +88,13 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
         if replaced is not None:
             volume.remove(world.now, job.team, replaced.size)  # the rename freed the old file
     job.checkpoints.add(
-        CheckpointRecord(step, world.now, size, poisoned_from=attempt.poisoned_from)
+        CheckpointRecord(
+            step,
+            world.now,
+            size,
+            poisoned_from=attempt.poisoned_from,
+            data_next=attempt.data_next,
+        )
     )
     apply_retention(world, job)
     world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")

@@ -19,6 +19,9 @@ class CheckpointRecord:
     verified: bool | None = None  # None: never checked; True or False after `ckpt verify`
     deleted: bool = False
     poisoned_from: int | None = None  # written by a model that loaded bad bytes at this step
+    # The step of an undisturbed run whose data the next step reads (moves past skips): what
+    # the replica's data cursor holds, counted for the `sim` backend. None: one per step.
+    data_next: int | None = None
 
     def to_json(self) -> dict:
         return {

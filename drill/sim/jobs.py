@@ -50,6 +50,9 @@ class Attempt:
     carried: float = 0.0  # seconds of work a background job had done before this attempt
     loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
     poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
+    # The step of an undisturbed run whose data this attempt's next step reads (1 at step 0):
+    # it runs ahead of the step once a skip moved it.
+    data_next: int = 1
     # A rank blocked outside any collective, by rank: the stack a dump of it shows, innermost
     # frame first (nfs_hang; a `stack` view reads it).
     blocked_in: dict[int, list[str]] = field(default_factory=dict)
@@ -105,6 +108,8 @@ class Job:
     # Batch ranges (first, last) of the data stream the job was told to skip (`restart
     # --skip`): part of its launch, so every later attempt skips them too.
     data_skips: list[tuple[int, int]] = field(default_factory=list)
+    # Stretches of its data stream that are bad (bad_shard), in the same step numbers.
+    bad_data: list[tuple[int, int]] = field(default_factory=list)
     elapsed_before: float = 0.0  # background jobs already running when the night starts
     # What the job keeps while the night goes on. Training jobs carry their incident spec,
     # checkpoint policy and checkpoint catalog; every job has a log.

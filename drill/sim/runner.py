@@ -91,6 +91,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.training.skip_data(job.name, first, last)
     job.step = resume or 0
     attempt.from_step = job.step
+    start_data = record.data_next if record is not None else None
+    attempt.data_next = _past_skips(job, job.step + 1 if start_data is None else start_data)
     attempt.loaded_corrupt = outcome.poisoned
     # A model that came from bad bytes stays suspect, and so does every checkpoint it writes.
     attempt.poisoned_from = (
@@ -119,6 +121,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             continue
         job.step += 1
         job.steps_executed += 1
+        if any(first <= attempt.data_next <= last for first, last in job.bad_data):
+            # Trained on bad data: the `sim` backend counts the model's progress from here,
+            # as it does after a corrupt load (the replica measures the real damage).
+            attempt.poisoned_from = job.step
+        attempt.data_next = _past_skips(job, attempt.data_next + 1)
         world.progress_resumed(job)
         job.last_step_time = env.now
         loss = world.training.step(job.name)
@@ -133,6 +140,17 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
                 return
     world.log(job, None, f"training finished at step {job.step}")
     world.complete(job)
+
+
+def _past_skips(job: Job, data: int) -> int:
+    """The data position moved past every range the job was told to skip."""
+    moved = True
+    while moved:
+        moved = False
+        for first, last in job.data_skips:
+            if first <= data <= last:
+                data, moved = last + 1, True
+    return data
 
 
 def _blame(world: World, node: str) -> str | None:

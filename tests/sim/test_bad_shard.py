@@ -121,3 +121,30 @@ def test_the_gloo_backend_refuses_a_night_with_a_bad_shard_in_one_line() -> None
     incident = build(jobs=[job_spec("train", yours=True, steps=60)], faults=[dict(BAD)])
     with pytest.raises(ReplicaRefused, match="gloo backend does not carry a bad stretch"):
         GlooTraining(incident)
+
+
+@pytest.mark.parametrize(
+    ("restart", "clean"),
+    [
+        (None, False),  # trained through the bad stretch: counted from its last bad step
+        ("restart train --from latest", False),  # step 40 holds the damage
+        ("restart train --from 20", False),  # reads the same bad data again
+        ("restart train --from 20 --skip 30-39", True),
+    ],
+)
+def test_the_sim_counts_progress_from_the_last_bad_step_unless_skipped(restart, clean) -> None:
+    incident = build(
+        jobs=[job_spec("train", yours=True, steps=200)], faults=[dict(BAD)], length="1h"
+    )
+    d = drill(incident)
+    d.advance(60 + 30 + 10 * 45 + 3 * 20)
+    if restart is not None:
+        assert d.act(restart).accepted
+    d.advance(3600)
+    job = d.learner_job
+    attempt = job.attempts[-1]
+    if clean:
+        assert attempt.poisoned_from is None, attempt
+    else:
+        assert attempt.poisoned_from == 39, attempt.poisoned_from
+    assert attempt.data_next == job.step + 1 + (10 if clean else 0)

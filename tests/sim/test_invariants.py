@@ -89,6 +89,10 @@ def _fault(draw, index: int, kind: str, nodes: list[str], leaves: list[str]) -> 
     if kind == "corrupt_checkpoint":
         fault["target"] = {"job": "train"}
         return fault
+    if kind == "bad_shard":
+        fault.update(first_step=draw(st.integers(1, 300)), steps=draw(st.integers(1, 60)))
+        fault["target"] = {"job": draw(st.sampled_from(["train", "other"]))}
+        return fault
     choice = draw(st.sampled_from(["job", "node", "leaf", "none"]))
     target: dict[str, Any] = {}
     if choice == "job":
@@ -115,6 +119,7 @@ ACTIONS = [
     "drain-leaf {leaf}",
     "restart train --from latest",
     "restart train --from scratch",
+    "restart train --from latest --skip 100-130",
     "restart train --from latest --exclude {node}",
     "restart train --world {half}",
     "requeue train",
