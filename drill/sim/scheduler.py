@@ -9,7 +9,7 @@ that time or stays off the reserved nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -199,14 +199,21 @@ def _reserve(
 
     Running jobs give their GPUs back in the order their limits run out; nothing fitted before,
     so a fit can only appear on the nodes the latest one gave back."""
-    index = scratch.index
-    trial = scratch.copy()
     ends = []
     for j in running:
         last = j.attempts[-1] if j.attempts else None
         began = last.start if last is not None and not last.ended else None
         ends.append((((now if began is None else began) + j.time_limit), j.name, j))
     ends.sort(key=lambda entry: (entry[0], entry[1]))
+    return _reserve_from(scratch, job, skip, ends, now)
+
+
+def _reserve_from(
+    scratch: Scratch, job: Job, skip: frozenset[int], ends: Iterable[tuple[float, str, Job]], now
+) -> Reservation:
+    """`_reserve` on running jobs' ends already sorted by (end, name)."""
+    index = scratch.index
+    trial = scratch.copy()
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn
