@@ -122,4 +122,4 @@ class RunningEnds:
     def __iter__(self):
         jobs = self.jobs
         for end, name in self.entries:
-            yield end, name, jobs[name]
+            yield end, name, jobs[name].placement

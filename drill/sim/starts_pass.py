@@ -76,7 +76,10 @@ def plan_starts(
     if head is None:
         return starts, None
     _, skip = live[head_group]
-    reservation = _reserve_from(scratch, head, skip, ends, now)
+    # The jobs this pass started end by their limits too, like the running ones.
+    started = sorted((now + d.job.time_limit, d.job.name, d.placement) for d in starts)
+    merged = heapq.merge(ends, started, key=lambda end: (end[0], end[1]))
+    reservation = _reserve_from(scratch, head, skip, merged, now)
     cursor[head_group] += 1
     _backfill(live, cursor, reservation, scratch, taken, now, take)
     return starts, head

@@ -200,3 +200,35 @@ def test_behind_the_reservation_a_shape_with_room_only_there_still_starts_short_
         (d.job.name, d.placement) for d in expected if d.placement
     ]
     assert head is not None and head.name == "head"
+
+
+def test_the_reservation_counts_the_jobs_this_pass_started():
+    """A job started earlier in the same pass gives its GPUs back at its limit, like any running
+    job: the head's reservation is the node that job frees at 100 s, not the node a long running
+    job frees at 10,000 s, so a long job off that node may start."""
+    cluster = small_cluster(("a", 2), gpus_per_node=8)
+    first, second = list(cluster.nodes)
+    old = bare_job("old", 4, time_limit=10_000.0)
+    old.placement = [(second, [0, 1, 2, 3])]
+    cluster.nodes[second].allocations["old"] = [0, 1, 2, 3]
+    old.state = RUNNING
+    old.attempts.append(Attempt(1, 0.0, start=0.0))
+    pending = [
+        bare_job("quick", 8, submit=0.0, time_limit=100.0),
+        bare_job("head", 8, submit=1.0, time_limit=100.0),
+        bare_job("long", 4, submit=2.0, time_limit=20_000.0),
+    ]
+    for decisions in (
+        plan(cluster, pending, [old], 0.0),
+        scheduler_oracle.plan(cluster, pending, [old], 0.0),
+    ):
+        assert [(d.job.name, d.placement) for d in decisions if d.placement] == [
+            ("quick", [(first, list(range(8)))]),
+            ("long", [(second, [4, 5, 6, 7])]),
+        ]
+    queue, ends = ShapeQueue(), RunningEnds()
+    for job in pending:
+        queue.add(job)
+    ends.add(old, 10_000.0)
+    starts, head = plan_starts(cluster, queue, ends, 0.0)
+    assert [d.job.name for d in starts] == ["quick", "long"] and head is pending[1]
