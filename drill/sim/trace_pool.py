@@ -8,7 +8,10 @@ no topology that matters: GPUs are cut into `per_gpu` sharing units so fractiona
 because the scheduler places on nodes. Jobs arrive every `arrival_gap` seconds in trace order,
 as the peer's default arrival rate does, with their true duration as their time limit (what an
 exact backfill assumes). A pass runs `pass_every` seconds after something arrives or ends
-(the peer's loop ticks every second), so the cost follows events, not the makespan.
+(the peer's loop ticks every second), so the cost follows events, not the makespan. The pass is
+drill/sim/starts_pass.py: the queue is kept grouped by request shape and running jobs' ends
+sorted, and a pass finds only the jobs that start, so it costs the shapes queued plus the starts,
+not the backlog's length.
 """
 
 from __future__ import annotations
