@@ -14,13 +14,14 @@ from pydantic import (
     Field,
     PrivateAttr,
     StrictInt,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
 )
 
 from drill.faults import FaultSpec
-from drill.incident import units
+from drill.incident import season_world, units
 from drill.incident.bounds import (
     DAY,
     HOUR,
@@ -49,7 +50,7 @@ from drill.incident.fields import (
     Text,
     located,
 )
-from drill.incident.season import Season
+from drill.incident.season import LONGEST, SHORTEST, Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 
@@ -71,7 +72,12 @@ class Night(Strict):
 
     @field_validator("length")
     @classmethod
-    def _length(cls, value: float) -> float:
+    def _length(cls, value: float, info: ValidationInfo) -> float:
+        if season_world.in_season(info.context):
+            # A season's world: its horizon is the season's length, held to the season's bound.
+            if not SHORTEST <= value <= LONGEST:
+                raise ValueError("the season must last between 1d and 90d")
+            return value
         if not 600 <= value <= MAX_NIGHT:
             raise ValueError(
                 f"the night must last between 10m and {units.format_duration(MAX_NIGHT)}"
@@ -611,7 +617,7 @@ class Incident(Strict):
         return value
 
     @model_validator(mode="after")
-    def _one_learner_job(self) -> Incident:
+    def _one_learner_job(self, info: ValidationInfo) -> Incident:
         second = _second_use([job.name for job in self.jobs])
         if second is not None:
             name = self.jobs[second].name
@@ -644,7 +650,21 @@ class Incident(Strict):
                 second,
                 "id",
             )
-        return self._within_a_night()
+        if season_world.in_season(info.context):
+            return self  # the per-night budgets are a night's; a season's world has its bounds
+        self._within_a_night()
+        return self._season_world_holds()
+
+    def _season_world_holds(self) -> Incident:
+        """The world the season plays (drill/incident/season_world.py) must hold every rule an
+        incident file does, with the season's length bound instead of the night's."""
+        if self.season is None:
+            return self
+        broken = season_world.check(season_world.season_world(self, self.season.policies))
+        if broken is not None:
+            message, where = broken
+            raise located(f"the season's world breaks a rule: {message}", *where)
+        return self
 
     def _within_a_night(self) -> Incident:
         """Budgets for the whole night, where no single field can say it (incidents/README.md,

@@ -67,8 +67,11 @@ class Policies(Strict):
     )
 
 
+SHORTEST, LONGEST = DAY, 90 * DAY  # a season's length, the season world's horizon too
+
+
 class Season(Strict):
-    length: Annotated[Duration, seconds(DAY, 90 * DAY, "from a day to 90 days")] = Field(
+    length: Annotated[Duration, seconds(SHORTEST, LONGEST, "from a day to 90 days")] = Field(
         28 * DAY, description="how long the season lasts, 1d to 90d"
     )
     mtbf: Annotated[

@@ -10,14 +10,15 @@ on-call person acts after the season's response time when the policies leave it 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
+from drill.errors import UserError
 from drill.faults import KINDS, Pick
 from drill.faults.gpu_xid import GpuXid
 from drill.faults.link_flap import LinkFlap
 from drill.incident.models import Incident
 from drill.incident.season import HARDWARE_CAUSES, Policies, Season
+from drill.incident.season_world import check, season_world
 from drill.season.progress import kept_steps, training
 from drill.sim import operations
 from drill.sim.jobs import FAILED, NODE_FAIL, REQUEUED, Job
@@ -27,7 +28,6 @@ from drill.states import NodeState
 
 XID_OF = {"gpu": 79, "gpu_memory": 48, "software": 13}
 SAMPLE_EVERY = 3600.0  # the season's curve and its storage figures are read hourly
-DEFAULT_RESTARTS = 3  # automatic restarts per interruption, when the job's retry policy has none
 
 
 @dataclass(frozen=True)
@@ -48,43 +48,17 @@ def season_of(incident: Incident) -> Season:
 
 
 def prepared(incident: Incident, policies: Policies) -> Incident:
-    """The incident as the season's world sees it: the season's length as its horizon, the
-    night's own faults, noise and hints left out, and the policies applied to the cluster's
-    spares and the learner's job. (A copy is not validated again: the season's length is
-    checked by its own bound, not the night's.)"""
-    season = season_of(incident)
-    islands = incident.cluster.islands
-    if policies.spares is not None:
-        islands = [i.model_copy(update={"spares": policies.spares}) for i in islands]
-    cluster = incident.cluster.model_copy(update={"islands": islands})
-    jobs = []
-    for spec in incident.jobs:
-        if spec.yours:
-            checkpoint = spec.checkpoint.model_copy(
-                update={
-                    "every": policies.checkpoint_every or spec.checkpoint.every,
-                    "keep": policies.keep or spec.checkpoint.keep,
-                }
-            )
-            restarts = (spec.retry.max_restarts or DEFAULT_RESTARTS) if policies.auto_restart else 0
-            retry = spec.retry.model_copy(update={"max_restarts": restarts})
-            # The season's job is the long run: it trains for the whole season.
-            steps = max(spec.steps, math.ceil(season.length / spec.step_time) + 1)
-            spec = spec.model_copy(
-                update={"checkpoint": checkpoint, "retry": retry, "steps": steps}
-            )
-        jobs.append(spec)
-    night = incident.night.model_copy(update={"length": season.length})
-    return incident.model_copy(
-        update={
-            "night": night,
-            "cluster": cluster,
-            "jobs": jobs,
-            "faults": [],
-            "noise": [],
-            "hints": [],
-        }
-    )
+    """The incident as the season's world sees it (drill/incident/season_world.py), validated
+    again with the season's bounds: policies given on the command line (`--set`) change it
+    after the file's own check, so a rule they break is a one-line error naming the policy."""
+    season_of(incident)
+    world = season_world(incident, policies)
+    broken = check(world)
+    if broken is not None:
+        message, where = broken
+        field = ".".join(str(part) for part in where)
+        raise UserError(f"{incident.id}: the season's world breaks a rule at {field}: {message}")
+    return world
 
 
 class SeasonWorld(World):

@@ -9,7 +9,7 @@ that time or stays off the reserved nodes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -20,6 +20,7 @@ from drill.sim.jobs import Job
 
 FreeMap = dict[str, list[int]]  # node -> free GPU indexes, usable nodes only
 Placement = list[tuple[str, list[int]]]
+End = tuple[float, str, Placement]  # a running job's end at its limit, its name, its GPUs
 
 
 def free_map(cluster: Cluster, job: Job) -> FreeMap:
@@ -143,7 +144,12 @@ def plan(
         if reservation is None:
             if callable(running):
                 running = running()
-            reservation = _reserve(scratch, job, skip, running, now)
+            started = [
+                (now + d.job.time_limit, d.job.name, d.placement)
+                for d in decisions
+                if d.placement is not None
+            ]
+            reservation = _reserve(scratch, job, skip, running, now, started)
             behind = f"priority: behind {job.name}"
             needs = f"resources: needs {shape(cluster, job)}"
             decisions.append(Decision(job, None, needs, Blocked.RESOURCES))
@@ -193,26 +199,40 @@ def fits(scratch: Scratch, job: Job, skip: frozenset[int]) -> bool:
 
 
 def _reserve(
-    scratch: Scratch, job: Job, skip: frozenset[int], running: list[Job], now: float
+    scratch: Scratch,
+    job: Job,
+    skip: frozenset[int],
+    running: list[Job],
+    now: float,
+    started: list[End],
 ) -> Reservation:
     """When and where the blocked head job could start, if running jobs end at their limits.
 
     Running jobs give their GPUs back in the order their limits run out; nothing fitted before,
-    so a fit can only appear on the nodes the latest one gave back."""
-    index = scratch.index
-    trial = scratch.copy()
-    ends = []
+    so a fit can only appear on the nodes the latest one gave back. `started`: the jobs this
+    pass has started so far (their GPUs are taken in `scratch`; they end by now plus their
+    limits like any running job)."""
+    ends: list[End] = list(started)
     for j in running:
         last = j.attempts[-1] if j.attempts else None
         began = last.start if last is not None and not last.ended else None
-        ends.append((((now if began is None else began) + j.time_limit), j.name, j))
+        ends.append((((now if began is None else began) + j.time_limit), j.name, j.placement))
     ends.sort(key=lambda entry: (entry[0], entry[1]))
+    return _reserve_from(scratch, job, skip, ends, now)
+
+
+def _reserve_from(
+    scratch: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
+) -> Reservation:
+    """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name)."""
+    index = scratch.index
+    trial = scratch.copy()
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn
-    for end_time, _, other in ends:
+    for end_time, _, placement_held in ends:
         touched = []
-        for node, gpus in other.placement:
+        for node, gpus in placement_held:
             position = index.pos.get(node)
             if position is None or position in skip or not trial.usable(position):
                 continue

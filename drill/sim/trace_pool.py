@@ -8,7 +8,10 @@ no topology that matters: GPUs are cut into `per_gpu` sharing units so fractiona
 because the scheduler places on nodes. Jobs arrive every `arrival_gap` seconds in trace order,
 as the peer's default arrival rate does, with their true duration as their time limit (what an
 exact backfill assumes). A pass runs `pass_every` seconds after something arrives or ends
-(the peer's loop ticks every second), so the cost follows events, not the makespan.
+(the peer's loop ticks every second), so the cost follows events, not the makespan. The pass is
+drill/sim/starts_pass.py: the queue is kept grouped by request shape and running jobs' ends
+sorted, and a pass finds only the jobs that start, so it costs the shapes queued plus the starts,
+not the backlog's length.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.models import Island
 from drill.sim.cluster import Cluster
 from drill.sim.jobs import RUNNING, Attempt, Job
-from drill.sim.scheduler import plan
+from drill.sim.shape_queue import RunningEnds, ShapeQueue
+from drill.sim.starts_pass import plan_starts
 from drill.sim.trace import TraceJob, units
 
 
@@ -62,8 +66,8 @@ def play_pool(
 ) -> PoolResult:
     env = simpy.Environment()
     cluster = pool_cluster(pool_gpus * per_gpu, node_units)
-    pending: dict[str, Job] = {}
-    running: dict[str, Job] = {}
+    pending = ShapeQueue()
+    running = RunningEnds()
     arrived: dict[str, float] = {}
     started: dict[str, float] = {}
     ended: dict[str, float] = {}
@@ -74,7 +78,7 @@ def play_pool(
         for node, _ in job.placement:
             cluster.nodes[node].allocations.pop(job.name, None)
         job.placement = []
-        del running[job.name]
+        running.remove(job)
         ended[job.name] = env.now
         soon()
 
@@ -82,19 +86,16 @@ def play_pool(
         yield env.timeout(pass_every)
         state["queued"] = False
         state["passes"] += 1
-        for decision in plan(
-            cluster, list(pending.values()), lambda: list(running.values()), env.now
-        ):
-            if decision.placement is None:
-                continue
+        starts, _ = plan_starts(cluster, pending, running, env.now)
+        for decision in starts:
             job = decision.job
             for node, gpus in decision.placement:
                 cluster.nodes[node].allocations[job.name] = list(gpus)
             job.placement = decision.placement
             job.state = RUNNING
             job.attempts.append(Attempt(1, arrived[job.name], start=env.now))
-            del pending[job.name]
-            running[job.name] = job
+            pending.remove(job)
+            running.add(job, env.now + job.time_limit)
             started[job.name] = env.now
             env.process(finish(job, job.duration))
 
@@ -118,7 +119,7 @@ def play_pool(
                 duration=entry.duration,
             )
             arrived[name] = env.now
-            pending[name] = job
+            pending.add(job)
             soon()
 
     env.process(arrivals())

@@ -33,7 +33,11 @@ def easy_backfill(jobs: list[tuple[float, int, float]], capacity: int) -> list[f
             _, _, units = heapq.heappop(running)
             free += units
         while upcoming < len(jobs) and jobs[upcoming][0] <= now:
-            queue.append(upcoming)
+            if jobs[upcoming][1] == 0:
+                # No units asked: it fits now and fits any reservation's extra, so it never waits.
+                _start(jobs, upcoming, running, now, done)
+            else:
+                queue.append(upcoming)
             upcoming += 1
         free = _schedule(jobs, queue, running, free, now, done)
     return done
@@ -48,7 +52,11 @@ def _start(jobs, index, running, now, done) -> None:
 def _schedule(jobs, queue, running, free, now, done) -> int:
     waiting: list[int] = []
     shadow = extra = None
-    for index in queue:
+    for position, index in enumerate(queue):
+        if shadow is not None and free == 0:
+            # Nothing is free: the rest of the queue waits (every queued job asks for units).
+            waiting.extend(queue[position:])
+            break
         _, units, duration = jobs[index]
         if shadow is None:
             if units <= free:

@@ -94,7 +94,8 @@ def plan(cluster: Cluster, pending: list[Job], running: list[Job], now: float) -
             decisions.append(Decision(job, placement))
             continue
         if reservation is None:
-            reservation = _reserve(cluster, job, running, taken, now)
+            started = [d for d in decisions if d.placement is not None]
+            reservation = _reserve(cluster, job, running, started, taken, now)
             needs = f"resources: needs {shape(cluster, job)}"
             decisions.append(Decision(job, None, needs, Blocked.RESOURCES))
         else:
@@ -115,24 +116,29 @@ def _never_fits(cluster: Cluster, job: Job) -> str:
 
 
 def _reserve(
-    cluster: Cluster, job: Job, running: list[Job], taken: dict[str, set[int]], now: float
+    cluster: Cluster,
+    job: Job,
+    running: list[Job],
+    started: list[Decision],
+    taken: dict[str, set[int]],
+    now: float,
 ) -> tuple[float, set[str], Job]:
-    """When and where the blocked head job could start, if running jobs end at their limits."""
+    """When and where the blocked head job could start, if running jobs, and the jobs this pass
+    started, end at their limits."""
     free = free_map(cluster, job)
     free = {n: [g for g in gpus if g not in taken.get(n, set())] for n, gpus in free.items()}
-    ends = sorted(
+    ends = [
         (
-            (
-                (j.current.start if j.current and j.current.start is not None else now)
-                + j.time_limit,
-                j,
-            )
-            for j in running
-        ),
-        key=lambda pair: (pair[0], pair[1].name),
-    )
-    for end_time, other in ends:
-        for node, gpus in other.placement:
+            (j.current.start if j.current and j.current.start is not None else now) + j.time_limit,
+            j.name,
+            j.placement,
+        )
+        for j in running
+    ]
+    ends += [(now + d.job.time_limit, d.job.name, d.placement) for d in started]
+    ends.sort(key=lambda end: (end[0], end[1]))
+    for end_time, _, held in ends:
+        for node, gpus in held:
             if node in free:
                 free[node] = sorted(set(free[node]) | set(gpus))
         placement = place(cluster, job, free)
