@@ -24,7 +24,7 @@ STATES = [NodeState.UP] * 6 + [NodeState.DOWN, NodeState.CORDONED, NodeState.DRA
 
 
 @st.composite
-def worlds(draw):
+def worlds(draw, max_pending=12, max_running=8):
     gpn = draw(st.sampled_from([2, 4, 8]))
     islands = [(name, draw(st.integers(1, 5))) for name in "abc"[: draw(st.integers(1, 3))]]
     spares = draw(st.integers(0, 1))
@@ -32,7 +32,7 @@ def worlds(draw):
     names = list(cluster.nodes)
     sizes = st.sampled_from([1, 1, 2, 3, gpn, 2 * gpn, 3 * gpn, gpn + 1])
     running = []
-    for index in range(draw(st.integers(0, 8))):
+    for index in range(draw(st.integers(0, max_running))):
         node = cluster.nodes[draw(st.sampled_from(names))]
         free = node.free_gpus()
         if not free or not node.in_service:
@@ -58,7 +58,7 @@ def worlds(draw):
             held=draw(st.booleans()) and draw(st.booleans()),
             exclude=set(draw(st.lists(st.sampled_from(names), max_size=2))),
         )
-        for index in range(draw(st.integers(1, 12)))
+        for index in range(draw(st.integers(1, max_pending)))
     ]
     changes = draw(
         st.lists(st.tuples(st.sampled_from(names), st.sampled_from(STATES), st.booleans()))
@@ -126,7 +126,7 @@ def starts_and_head(decisions):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(worlds())
+@given(worlds(max_pending=30, max_running=16))  # long queues: shapes with many jobs behind
 def test_the_grouped_pass_starts_what_the_straightforward_one_starts(world):
     """plan_starts looks at shapes, not at every queued job: the same jobs must start, on the
     same GPUs, in the same order, and the same job must hold the reservation, pass after pass."""
