@@ -471,8 +471,8 @@ VERBS: dict[str, Verb] = {
             detail="--from picks the checkpoint (default latest). --exclude keeps it off nodes;"
             " --include lets it back on nodes it excluded."
             " --world N runs on N GPUs; the global batch is kept by gradient accumulation."
-            " --skip A-B skips the data steps A to B of an undisturbed run read, in this"
-            " attempt and every later one.",
+            " --skip A-B never reads the batches of steps A to B (as a run from step 1"
+            " would number them), in this attempt and every later one.",
         ),
         Verb(
             "hold",
