@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from drill.commands.testing import with_reference_discipline
-from drill.engine.par import measured_run, par_and_floor, score_against
-from drill.incident.library import resolve_incident
+from tests.library.pins import assert_seeds_are_the_incidents_own, check_night
 
 # incident id -> (backends, seeds, {runbook name: (recovered, components it may lose most in)})
 # Doing nothing never recovers, except where NOTHING_RECOVERS says the job keeps training by
@@ -67,40 +65,9 @@ NIGHTS = {
 NOTHING_RECOVERS = {"failures-at-scale", "thermal-straggler"}
 
 
-def _night(name: str, seed: int, backend: str):
-    incident = resolve_incident(name).incident
-    _, _, books = NIGHTS[name]
-    par, floor = par_and_floor(incident, seed, backend)
-    ref = score_against(incident, par, par, floor)
-    nothing = score_against(incident, floor, par, floor)
-    graded = {}
-    for book in incident.runbooks:
-        mine = measured_run(incident, seed, backend, list(book.actions), book.name)
-        if book.discipline == "reference":
-            mine = with_reference_discipline(mine, par)
-        graded[book.name] = (mine, score_against(incident, mine, par, floor))
-    assert set(graded) == set(books), f"{name}: runbooks {sorted(graded)}, pinned {sorted(books)}"
-    return incident, par, floor, ref, nothing, graded, books
-
-
 def _check(name: str, seed: int, backend: str) -> None:
-    incident, par, floor, ref, nothing, graded, books = _night(name, seed, backend)
-    assert par.recovered, f"{name} seed {seed}: the reference did not recover"
-    assert floor.recovered == (name in NOTHING_RECOVERS), f"{name} seed {seed}: doing nothing"
-    assert nothing.total < 40, f"{name} seed {seed}: doing nothing scored {nothing.total}"
-    for book, (mine, score) in graded.items():
-        recovered, loses_in = books[book]
-        shown = f"{name} seed {seed} {backend} {book}: {score.total} (nothing {nothing.total}, ref {ref.total})"
-        assert mine.recovered == recovered, shown
-        limit = next(b.expect.score_max for b in incident.runbooks if b.name == book)
-        if limit is None:
-            assert nothing.total < score.total < ref.total, shown
-        else:
-            assert score.total <= limit and score.total < ref.total, shown
-        lost = {c.name: ref.component(c.name).points - c.points for c in score.components}
-        worst = max(lost.values())
-        most = {c for c, v in lost.items() if abs(v - worst) < 0.01}
-        assert worst > 0 and most & loses_in, f"{shown}: lost most in {most}, {lost}"
+    _, _, books = NIGHTS[name]
+    check_night(name, seed, backend, books, nothing_recovers=name in NOTHING_RECOVERS)
 
 
 SIM = [(n, s) for n, (b, seeds, _) in NIGHTS.items() if "sim" in b for s in seeds]
@@ -119,5 +86,4 @@ def test_night_on_the_replica(name, seed):
 
 
 def test_the_pinned_seeds_are_the_incidents_own():
-    for name, (_, seeds, _) in NIGHTS.items():
-        assert tuple(resolve_incident(name).incident.seeds) == seeds, name
+    assert_seeds_are_the_incidents_own({name: seeds for name, (_, seeds, _) in NIGHTS.items()})
