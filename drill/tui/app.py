@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 
 from drill.tui.bindings import bindings
-from drill.tui.driver import NightDriver, NightSpec
 from drill.tui.messages import (
     BaselineReady,
     EngineFailed,
@@ -27,6 +27,9 @@ from drill.tui.messages import (
 )
 from drill.tui.pacing import DEFAULT_SPEED, Pacing
 from drill.tui.palette import AppCommands
+
+if TYPE_CHECKING:  # the driver brings the engine, which the picker does not need
+    from drill.tui.driver import NightDriver
 
 
 class DrillApp(App[int]):
@@ -151,6 +154,7 @@ class DrillApp(App[int]):
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
         """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
         from drill.replica_choice import with_replica
+        from drill.tui.driver import NightDriver, NightSpec
         from drill.tui.screens.briefing import BriefingScreen
 
         if resume is None:

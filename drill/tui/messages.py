@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from drill.engine.drill import ActionResult
-from drill.engine.snapshot import Snapshot
-from drill.engine.storage_view import StorageView
-from drill.sim.events import Event
+if TYPE_CHECKING:  # the picker imports these messages; the engine loads when a night starts
+    from drill.engine.drill import ActionResult
+    from drill.engine.snapshot import Snapshot
+    from drill.engine.storage_view import StorageView
+    from drill.sim.events import Event
 
 
 @dataclass(frozen=True)
