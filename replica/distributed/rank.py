@@ -36,6 +36,7 @@ import torch.distributed as dist
 from replica import parallel
 from replica.config import ReplicaConfig
 from replica.data import shard_bounds
+from replica.data_stream import past_skips
 from replica.interface import LoadedReplica
 from replica.trainer import Trainer
 
@@ -60,7 +61,9 @@ class RankTrainer(Trainer):
         for p in params:
             p.grad = None
         start, stop = shard_bounds(self.replica.global_batch, self.rank, self.world_size)
-        shard = self.replica.batch(self.step, start, stop)
+        # The cursor, as the in-process trainer keeps it: its checkpoints must load there too.
+        index = self.next_batch
+        shard = self.replica.batch(index, start, stop)
         rank_loss = parallel.rank_backward(
             self.replica, self.model, params, shard, self.micro_batch
         )
@@ -76,6 +79,7 @@ class RankTrainer(Trainer):
         dist.all_gather(gathered, torch.tensor([rank_loss], dtype=torch.float64))
         self.optimizer_step()
         self.step += 1
+        self.next_batch = past_skips(index + 1, self.step, self.skips)
         loss_sum = 0.0
         for value in gathered:  # rank order, as the in-process trainer adds them
             loss_sum += value.item()
