@@ -12,8 +12,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
+
 from drill.engine.drill import Drill
 from drill.faults import KINDS
+from drill.incident.errors import IncidentError
+from drill.incident.loader import load_incident
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.models import Incident
 from drill.sim.cluster import Cluster
@@ -173,3 +178,16 @@ def assert_no_fault_names(outputs: dict[str, str], fault_id: str = SECRET_FAULT_
 
 def job_events(w: World, job: str, kind: str = "job_state") -> list[tuple[float, str]]:
     return [(e.time, e.text) for e in w.timeline if e.kind == kind and e.subject == job]
+
+
+def refused(tmp_path: Path, marker: str, **fields: Any):
+    """Write an incident built from `fields` and load it: the first problem it is refused
+    with, and the last line of the file that holds `marker` (where that problem should point)."""
+    path = tmp_path / "night.yaml"
+    text = yaml.safe_dump(incident_dict(**fields), sort_keys=False, width=200)
+    path.write_text(text)
+    with pytest.raises(IncidentError) as caught:
+        load_incident(path)
+    lines = text.splitlines()
+    line = max(i for i, raw in enumerate(lines, start=1) if marker in raw)
+    return caught.value.problems[0], line

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drill.incident.errors import IncidentError
 from drill.incident.loader import load_incident
-from tests.drillkit import incident_dict
+from tests.drillkit import incident_dict, refused
 
 GPU_DIES = {"id": "gpu-dies", "kind": "gpu_xid", "xid": 79, "at": "10m", "target": {"job": "train"}}
 
@@ -18,18 +17,6 @@ def loaded(tmp_path: Path, **fields):
     path = tmp_path / "night.yaml"
     path.write_text(yaml.safe_dump(incident_dict(**fields), sort_keys=False))
     return load_incident(path)
-
-
-def refused(tmp_path: Path, marker: str, **fields):
-    """The first problem, and the last line of the file that holds `marker`."""
-    path = tmp_path / "night.yaml"
-    text = yaml.safe_dump(incident_dict(**fields), sort_keys=False, width=200)
-    path.write_text(text)
-    with pytest.raises(IncidentError) as caught:
-        load_incident(path)
-    lines = text.splitlines()
-    line = max(i for i, raw in enumerate(lines, start=1) if marker in raw)
-    return caught.value.problems[0], line
 
 
 def later(trigger: dict, **fields) -> dict:

@@ -7,27 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import yaml
 
 from drill.engine.drill import Drill
 from drill.engine.replica_training import ReplicaTraining
-from drill.incident.errors import IncidentError
-from drill.incident.loader import load_incident
-from tests.drillkit import assert_no_fault_names, build, drill, incident_dict, job_spec
+from tests.drillkit import assert_no_fault_names, build, drill, job_spec, refused
 
 SMALL = {"width": 16, "context": 16, "global_batch": 8}
 BAD = {"id": "zz-secret-fault", "kind": "bad_shard", "at": "0s", "first_step": 30, "steps": 10}
-
-
-def refused(tmp_path: Path, marker: str, fault: dict):
-    path = tmp_path / "night.yaml"
-    text = yaml.safe_dump(incident_dict(faults=[fault]), sort_keys=False, width=200)
-    path.write_text(text)
-    with pytest.raises(IncidentError) as caught:
-        load_incident(path)
-    lines = text.splitlines()
-    line = max(i for i, raw in enumerate(lines, start=1) if marker in raw)
-    return caught.value.problems[0], line
 
 
 @pytest.mark.parametrize(
@@ -40,14 +26,14 @@ def refused(tmp_path: Path, marker: str, fault: dict):
     ],
 )
 def test_each_wrong_field_is_refused_at_its_line(tmp_path, change, marker, words) -> None:
-    problem, line = refused(tmp_path, marker, {**BAD, **change})
+    problem, line = refused(tmp_path, marker, faults=[{**BAD, **change}])
     assert problem.line == line, problem
     assert words in problem.message, problem.message
 
 
 def test_without_first_step_it_says_the_field_is_missing(tmp_path) -> None:
     fault = {k: v for k, v in BAD.items() if k != "first_step"}
-    problem, _ = refused(tmp_path, "bad_shard", fault)
+    problem, _ = refused(tmp_path, "bad_shard", faults=[fault])
     assert "first_step" in str(problem.path) or "first_step" in problem.message
 
 

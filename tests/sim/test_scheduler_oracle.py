@@ -84,23 +84,31 @@ def apply(cluster, decisions, running):
         running.append(job)
 
 
+def change_the_cluster(cluster, running, change):
+    """A node changes state between passes; an unresponsive one ends the oldest running job,
+    which is returned (None when nothing ended)."""
+    node_name, state, responsive = change
+    node = cluster.nodes[node_name]
+    if node.state != NodeState.SPARE:
+        node.state = state
+        node.responsive = responsive
+    if not (running and not responsive):
+        return None
+    victim = running.pop(0)
+    for name, _ in victim.placement:
+        cluster.nodes[name].allocations.pop(victim.name, None)
+    victim.placement = []
+    return victim
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(worlds())
 def test_the_incremental_scheduler_decides_as_the_straightforward_one(world):
     cluster, running, pending, changes, now = world
     for change in [None, *changes][:4]:
         if change is not None:
-            node_name, state, responsive = change
             # The cluster changes between passes: the index must follow every change.
-            node = cluster.nodes[node_name]
-            if node.state != NodeState.SPARE:
-                node.state = state
-                node.responsive = responsive
-            if running and not responsive:
-                victim = running.pop(0)
-                for name, _ in victim.placement:
-                    cluster.nodes[name].allocations.pop(victim.name, None)
-                victim.placement = []
+            change_the_cluster(cluster, running, change)
         waiting = [job for job in pending if job.state != RUNNING]
         expected = scheduler_oracle.plan(cluster, waiting, running, now)
         got = plan(cluster, waiting, running, now)
@@ -139,17 +147,9 @@ def test_the_grouped_pass_starts_what_the_straightforward_one_starts(world):
         ends.add(job, job.attempts[-1].start + job.time_limit)
     for change in [None, *changes][:4]:
         if change is not None:
-            node_name, state, responsive = change
-            node = cluster.nodes[node_name]
-            if node.state != NodeState.SPARE:
-                node.state = state
-                node.responsive = responsive
-            if running and not responsive:
-                victim = running.pop(0)
+            victim = change_the_cluster(cluster, running, change)
+            if victim is not None:
                 ends.remove(victim)
-                for name, _ in victim.placement:
-                    cluster.nodes[name].allocations.pop(victim.name, None)
-                victim.placement = []
         waiting = [job for job in pending if job.state != RUNNING]
         assert [j.name for j in queue.jobs()] == [j.name for j in sorted(waiting, key=Job.sort_key)]
         expected = scheduler_oracle.plan(cluster, waiting, running, now)
