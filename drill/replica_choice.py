@@ -71,7 +71,7 @@ def project_replica(folder: Path | None = None) -> str | None:
         raise ReplicaChoiceError(
             f'{where} must be a string, the name of an installed replica like "spiral-mlp"'
         )
-    if not _is_name(value):
+    if ":" in value or "." in value:  # module:factory, or a dotted module path
         raise ReplicaChoiceError(f"{where} is {value!r}: {NAMES_CODE}")
     _check_name(value, where)
     return value

@@ -392,24 +392,58 @@ def _find_spec_without_import(module_name: str, extra: list[str]) -> Any:
             spec = _find(name, search, extra if depth == 0 else [])
         if spec is None:
             return None
-        search = spec.submodule_search_locations
+        # A plain list: a namespace package's own path object looks its parent up in
+        # sys.modules, where nothing was imported.
+        locations = spec.submodule_search_locations
+        search = None if locations is None else list(getattr(locations, "_path", locations))
         if depth < len(parts) - 1 and search is None:
             return None
     return spec
 
 
 def _find(name: str, search: Any, extra: list[str]) -> Any:
+    if search is not None:
+        found = _find_in_folders(name, search)
+        if found is not None:
+            return found
     for finder in sys.meta_path:
         find_spec = getattr(finder, "find_spec", None)
         if find_spec is None:
             continue
         try:
             spec = find_spec(name, search)
-        except (ImportError, ValueError):
-            spec = None
+        except (ImportError, ValueError, KeyError, AttributeError):
+            spec = None  # a finder that cannot say (a namespace needs its parent imported)
         if spec is not None:
             return spec
-    return importlib.machinery.PathFinder.find_spec(name, extra) if extra else None
+    return _find_in_folders(name, extra) if extra else None
+
+
+def _find_in_folders(name: str, folders: list[str]) -> Any:
+    """The spec of `name` in these folders, as the path finder would give it, including a
+    namespace package spread over several (whose own finder wants its parent imported)."""
+    loaders = [
+        (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+        (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES),
+        (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES),
+    ]
+    portions: list[str] = []
+    for folder in folders:
+        if not isinstance(folder, str) or not os.path.isdir(folder):
+            continue
+        spec = importlib.machinery.FileFinder(folder, *loaders).find_spec(name)
+        if spec is None:
+            continue
+        if spec.loader is not None:
+            return spec
+        portions.extend(spec.submodule_search_locations or [])
+    return _namespace_spec(name, portions) if portions else None
+
+
+def _namespace_spec(name: str, portions: list[str]) -> Any:
+    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = portions
+    return spec
 
 
 def _digest(here: Path, in_package: bool) -> str:
