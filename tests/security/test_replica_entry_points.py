@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from replica.errors import ReplicaRefused
-from replica.interface import BUILTIN, GROUP, canonical_ref, installed_replicas, resolve_factory
+from replica.interface import (
+    BUILTIN,
+    GROUP,
+    canonical_ref,
+    installed_replicas,
+    load_replica,
+    resolve_factory,
+)
 from tests.security.conftest import one_line
 
 REPO = Path(__file__).resolve().parents[2]
@@ -99,7 +106,7 @@ def test_an_installed_module_is_not_looked_for_in_the_current_folder(site, plant
     # not reach it (only a module:factory typed on the command line may come from here).
     install(site, "week3", {"from-here": "plant:make"})
     with pytest.raises(ReplicaRefused, match="no module named 'plant'"):
-        resolve_factory("from-here")
+        load_replica("from-here", {})
     assert not planted.ran.exists()
 
 
