@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
+    _saved_replica_option(replay)
     replay.add_argument("--saves-dir", metavar="DIR", help="where caches live (default ./saves)")
 
     validate = sub.add_parser("validate", help="check incident files; one located line per problem")
@@ -105,11 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     runbook.add_argument("-o", "--output", metavar="FILE.md", help="write here instead of stdout")
     runbook.add_argument("--edit", action="store_true", help="open $EDITOR on the scaffold first")
     runbook.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+    _saved_replica_option(runbook)
 
     report = sub.add_parser("report", help="write the night as one self-contained HTML page")
     report.add_argument("save", help="a .jsonl save")
     report.add_argument("-o", "--output", metavar="FILE.html", help="write here instead of stdout")
     report.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+    _saved_replica_option(report)
 
     season = sub.add_parser(
         "season", help="play weeks of an incident's fleet with your standing policies"
@@ -135,6 +138,17 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", help="files or folders (default: the shipped incidents)"
     )
     return parser
+
+
+def _saved_replica_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--replica",
+        metavar="MODULE:FACTORY",
+        help=(
+            "the module:factory the save's night ran: a save never makes drill import code,"
+            " so you repeat it here when you trust it"
+        ),
+    )
 
 
 def _game_options(parser: argparse.ArgumentParser) -> None:
@@ -179,10 +193,11 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--replica",
-        metavar="MODULE:FACTORY",
+        metavar="NAME|MODULE:FACTORY",
         help=(
-            "train your own replica (a factory in an importable module, or spiral-mlp);"
-            " default: [tool.drill] replica in ./pyproject.toml, then the incident's"
+            "train your own replica: an installed one's name (spiral-mlp, or a drill.replicas"
+            " entry point) or module:factory; default: [tool.drill] replica in"
+            " ./pyproject.toml, then the incident's"
         ),
     )
     parser.add_argument(

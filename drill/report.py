@@ -32,13 +32,17 @@ svg text { font-size: 11px; fill: #445; } code { background: #f0f2f4; padding: 0
 
 
 def write_report(
-    save_path: str, out_path: str | None = None, progress: Callable[[str], None] | None = None
+    save_path: str,
+    out_path: str | None = None,
+    progress: Callable[[str], None] | None = None,
+    *,
+    replica: str | None = None,
 ) -> str:
     """The page for one save. `progress` hears each step as it starts (the debrief shows it;
     it may raise to stop the export between steps)."""
     say = progress or (lambda text: None)
     say("replaying the night from the save")
-    record = rebuild(save_path)
+    record = rebuild(save_path, replica=replica)
     try:
         say("reading the reference solution's night")
         reference = reference_timeline(record)

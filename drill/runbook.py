@@ -223,8 +223,14 @@ def _differently(record: NightRecord, key: str) -> list[str]:
     return out
 
 
-def write_runbook(save_paths: list[str], out_path: str | None = None, *, edit: bool = False) -> str:
-    records = [rebuild(path, backend="sim") for path in save_paths]
+def write_runbook(
+    save_paths: list[str],
+    out_path: str | None = None,
+    *,
+    edit: bool = False,
+    replica: str | None = None,
+) -> str:
+    records = [rebuild(path, backend="sim", replica=replica) for path in save_paths]
     try:
         text = build_markdown(records)
     finally:

@@ -17,7 +17,7 @@ from drill import ENGINE_VERSION
 from drill.engine.drill import ActionResult, Drill
 from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
-from drill.replica_choice import with_replica
+from drill.replica_choice import header_replica, replica_for_save, with_replica
 from drill.saves import (
     MAX_RANKS,
     Save,
@@ -80,15 +80,18 @@ def open_resume(
     backend: str | None = None,
     ranks: int | None = None,
     save_path: str | None = None,
+    replica: str | None = None,
 ) -> tuple[Save, LoadedIncident]:
     """The save to carry on and its incident, or an error saying why it cannot be carried on.
-    `incident` is the --incident override (an incident file that moved since the save)."""
+    `incident` is the --incident override (an incident file that moved since the save);
+    `replica` the command line's --replica (see replica_choice.replica_for_save)."""
     if save_path:
         raise OptionError(
             f"--resume carries on {path} itself, so --save {save_path} has nothing to do; drop"
             " --save (copy the save first to keep the original)"
         )
     save = read_save(path)
+    ran = replica_for_save(save, replica)  # before anything of the replica is imported
     if save.finished:
         raise SaveError(
             save.path,
@@ -109,7 +112,7 @@ def open_resume(
             )
     loaded = incident if incident is not None else resolve_saved_incident(save)
     check_incident(save, loaded)
-    return save, with_replica(loaded, save.replica)  # the replica the night ran, whatever now
+    return save, with_replica(loaded, ran)  # the replica the night ran, whatever now
 
 
 def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) -> Drill:
@@ -152,6 +155,8 @@ class Session:
             raise SaveError(
                 str(path), 1, "this is a folder; give a file for the save, like FOLDER/night.jsonl"
             )
+        # The fingerprint is taken from the files before the backend imports the replica.
+        replica, replica_sha256 = header_replica(loaded)
         drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
         try:
             writer = SaveWriter.start(
@@ -162,7 +167,8 @@ class Session:
                 seed=seed,
                 backend=backend,
                 ranks=ranks,
-                replica=loaded.incident.learner_job.replica_factory,
+                replica=replica,
+                replica_sha256=replica_sha256,
             )
         except BaseException:
             drill.close()

@@ -13,7 +13,9 @@ def runbook(args: argparse.Namespace) -> int:
 
     if args.edit and not sys.stdin.isatty():
         raise UserError("--edit needs a terminal for $EDITOR; write to a file with -o instead")
-    text = write_runbook(args.saves, args.output, edit=args.edit)
+    text = write_runbook(
+        args.saves, args.output, edit=args.edit, replica=getattr(args, "replica", None)
+    )
     if args.output:
         print(f"wrote {args.output}")
     else:
@@ -24,7 +26,7 @@ def runbook(args: argparse.Namespace) -> int:
 def report(args: argparse.Namespace) -> int:
     from drill.report import write_report
 
-    page = write_report(args.save, args.output)
+    page = write_report(args.save, args.output, replica=getattr(args, "replica", None))
     if args.output:
         print(f"wrote {args.output}")
     else:

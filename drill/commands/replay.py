@@ -14,7 +14,7 @@ import sys
 from drill.commands.printing import print_json
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
-from drill.replica_choice import with_replica
+from drill.replica_choice import replica_for_save, with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
 from drill.saves.verify import compare_score
 from drill.session import ReplayMismatch, Session, mismatch, provenance, replica_figures_differ
@@ -24,8 +24,10 @@ EXIT_MISMATCH = 1
 
 def replay(args: argparse.Namespace) -> int:
     save = read_save(args.save)
+    # The replica the night ran, checked before anything of it is imported.
+    ran = replica_for_save(save, getattr(args, "replica", None))
     loaded = resolve_incident(args.incident) if args.incident else resolve_saved_incident(save)
-    loaded = with_replica(loaded, save.replica)  # replay with the replica the night ran
+    loaded = with_replica(loaded, ran)
     check_incident(save, loaded)
     session = Session.for_replay(loaded, save)
     try:

@@ -12,7 +12,7 @@ from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
 from drill.errors import UserError
 from drill.incident.library import resolve_incident
-from drill.replica_choice import choose_replica, refuse_other_replica
+from drill.replica_choice import choose_replica
 from drill.session import (
     OptionError,
     Session,
@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
                 backend=args.backend,
                 ranks=args.ranks,
                 save_path=args.save,
+                replica=getattr(args, "replica", None),
             )
-            refuse_other_replica(args.resume, save, getattr(args, "replica", None))
         else:
             if not args.incident:
                 raise UserError(

@@ -52,7 +52,8 @@ class Save:
 
     @property
     def replica(self) -> str | None:
-        """The replica the night ran (module:factory or a shipped name); None: the default."""
+        """The replica the night ran (an installed replica's name, or the module:factory the
+        command line gave); None: the default."""
         replica = self.header.get("replica")
         return replica if isinstance(replica, str) and replica else None
 

@@ -34,6 +34,12 @@ MAX_RANKS = 64
 MAX_TIME = 86_400.0  # a night lasts at most 12 hours; a day is far past any real save
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# A replica: an installed one's name, or module:factory (replayed only when the command line
+# repeats it; drill/replica_choice.py).
+REPLICA = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+    r"|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+)
 
 HEADER_FIELDS = {
     "type",
@@ -48,6 +54,7 @@ HEADER_FIELDS = {
     "ranks",
     "origin",
     "replica",
+    "replica_sha256",
 }
 REQUIRED_HEADER = ("type", "format", "incident_id", "incident_sha256", "seed", "backend")
 ACTION_FIELDS = ("type", "n", "time", "end", "text", "accepted", "result")
@@ -171,12 +178,25 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             f" the backend's default; it is {_shown(ranks)}",
         )
     replica = record.get("replica")
-    if replica is not None and not (isinstance(replica, str) and 0 < len(replica) <= 200):
+    if replica is not None and not (
+        isinstance(replica, str) and len(replica) <= 200 and REPLICA.fullmatch(replica)
+    ):
         raise SaveError(
             path,
             1,
-            f"the header's `replica` must name a replica (module:factory or a shipped name),"
-            f" or be left out for the default; it is {_shown(replica)}",
+            f"the header's `replica` must name a replica (an installed one's name, or the"
+            f" module:factory the night was run with), or be left out for the default; it is"
+            f" {_shown(replica)}",
+        )
+    replica_sha256 = record.get("replica_sha256")
+    if replica_sha256 is not None and not (
+        replica is not None and isinstance(replica_sha256, str) and SHA256.fullmatch(replica_sha256)
+    ):
+        raise SaveError(
+            path,
+            1,
+            f"the header's `replica_sha256` must be 64 hex digits beside a `replica`; it is"
+            f" {_shown(replica_sha256)}",
         )
     origin = record.get("origin")
     if origin is not None:

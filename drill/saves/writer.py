@@ -46,6 +46,7 @@ class SaveWriter:
         ranks=None,
         origin: dict[str, Any] | None = None,
         replica: str | None = None,
+        replica_sha256: str | None = None,
     ) -> SaveWriter:
         path = Path(path)
         header = {
@@ -64,6 +65,8 @@ class SaveWriter:
         if replica:
             # Only when it is not the shipped default, so default saves stay as they were.
             header["replica"] = replica
+            if replica_sha256:  # a learner's replica: its source, so a replay can tell it changed
+                header["replica_sha256"] = replica_sha256
         fd = create_save_file(path)
         writer = cls(path, fd, lines=0, size=0)
         try:

@@ -417,19 +417,23 @@ class DebriefScreen(Screen):
 
                 out = path.with_name(path.stem + "-runbook.md")
                 step("replaying the night from the save")
-                write_runbook([str(path)], str(out))
+                # The replica this process ran the night with (its own command line's).
+                write_runbook([str(path)], str(out), replica=self._replica())
                 step("written")
             else:
                 from drill.report import write_report
 
                 out = path.with_suffix(".html")
-                write_report(str(path), str(out), progress=step)
+                write_report(str(path), str(out), progress=step, replica=self._replica())
         except Cancelled:
             return
         except Exception as exc:  # shown on screen: the learner can still save and quit
             self.post_message(ExportDone(f"Could not export the {what}: {exc}"))
             return
         self.post_message(ExportDone(f"{what.capitalize()} written to {out}."))
+
+    def _replica(self) -> str | None:
+        return self.incident.learner_job.replica_factory
 
     def on_progress(self, progress: Progress) -> None:
         if not progress.task.startswith("export-"):
