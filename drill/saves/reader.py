@@ -87,6 +87,7 @@ def read_save(path: str | Path) -> Save:
             save.needs_newline = True
     assert save is not None
     save.lines = len(lines) + (1 if save.needs_newline else 0)
+    save.size = len(raw)
     return save
 
 
@@ -114,7 +115,7 @@ def _add_line(save: Save, number: int, record: dict[str, Any]) -> None:
         save.texts[record["key"]] = record["value"]
     elif kind == "score":
         _fields(path, number, record, SCORE_FIELDS, SCORE_FIELDS, "a score")
-        save.score = _score(path, number, record["score"])
+        save.score = check_score(path, number, record["score"])
         save.end_time = _time(path, number, record, "end_time")
         save.score_line = number
     else:
@@ -227,7 +228,7 @@ def _action(path: str, number: int, record: dict[str, Any], save: Save) -> Saved
     )
 
 
-def _score(path: str, number: int, score: Any) -> dict[str, Any]:
+def check_score(path: str, number: int, score: Any) -> dict[str, Any]:
     if not isinstance(score, dict):
         raise SaveError(path, number, "a score line's `score` must be an object")
     total = score.get("total")
