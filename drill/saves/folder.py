@@ -17,7 +17,7 @@ from drill.saves.reader import check_header, check_score
 # the end than this (debrief answers of hundreds of kB) is left out of the best scores.
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 256 * 1024
-MAX_NAMES = 1000
+MAX_NAMES = 10_000
 
 
 def save_name(folder: Path, incident_id: str, seed: int, n: int) -> Path:
@@ -27,7 +27,7 @@ def save_name(folder: Path, incident_id: str, seed: int, n: int) -> Path:
 def default_save_path(incident_id: str, seed: int) -> Path:
     """The next free name in the saves folder, as it looks now. A name taken by anything, a
     dangling symbolic link included, is skipped: the writer never follows a link. Two drills
-    may both see the same name free; claim_new_save makes the choice atomic."""
+    may both see the same name free: a new save takes its name with claim_new_save."""
     from drill.saves_dir import saves_dir
 
     folder = saves_dir()
@@ -38,27 +38,28 @@ def default_save_path(incident_id: str, seed: int) -> Path:
 
 
 def claim_new_save(incident_id: str, seed: int) -> tuple[Path, int]:
-    """A new save file in the saves folder, created with O_EXCL so that two drills starting the
-    same incident and seed at once get two names: a name another drill took between the look
-    and the create is skipped for the next number. (path, open fd for appending)."""
-    first = default_save_path(incident_id, seed)
-    folder = first.parent
+    """A new save file in the saves folder, each name tried with O_CREAT | O_EXCL, so that two
+    drills starting the same incident and seed at once get two names: whichever creates a name
+    first has it, and the other goes on to the next number. A name taken by anything, a
+    dangling symbolic link included, is skipped. (path, fd open for appending)."""
+    from drill.saves_dir import saves_dir
+
+    folder = saves_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SaveError(
-            str(first),
+            str(save_name(folder, incident_id, seed, 1)),
             1,
             f"cannot make the folder {folder}: {exc.strerror or type(exc).__name__}; pick"
-            " another with --saves-dir or --save",
+            " another with --saves-dir, or give --save",
         ) from None
-    start = int(first.stem.rsplit("-", 1)[1])
-    for n in range(start, start + MAX_NAMES):
+    for n in range(1, MAX_NAMES + 1):
         path = save_name(folder, incident_id, seed, n)
         try:
             return path, os.open(path, _CREATE, 0o666)
         except FileExistsError:
-            continue  # taken since we looked (another drill), or a dangling link: the next
+            continue
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 continue
@@ -66,9 +67,9 @@ def claim_new_save(incident_id: str, seed: int) -> tuple[Path, int]:
                 str(path), 1, f"cannot create it: {exc.strerror or type(exc).__name__}"
             ) from None
     raise SaveError(
-        str(first),
+        str(save_name(folder, incident_id, seed, 1)),
         1,
-        f"{MAX_NAMES} names after this one are taken; clear out the saves folder or give --save",
+        f"all {MAX_NAMES} names like this one are taken; clear out the saves folder or give --save",
     )
 
 

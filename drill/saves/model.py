@@ -37,6 +37,7 @@ class Save:
     lines: int = 0  # complete lines read, the header included
     truncated: bool = False  # the last line was cut short (a crash mid-write)
     needs_newline: bool = False  # the last line is whole but has no newline after it
+    size: int = 0  # bytes read: a writer that finds the file grown since knows another wrote
 
     @property
     def seed(self) -> int:
