@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from drill.incident.bounds import MAX_NIGHT
 from drill.saves.files import read_save_bytes
 from drill.saves.json_line import parse_record
 from drill.saves.model import Save, SavedAction, SaveError
@@ -31,7 +32,7 @@ from drill.saves.origin import KEYS as ORIGIN_KEYS
 FORMAT = 2  # 2 added the header's `origin`; format 1 saves are read too
 BACKENDS = ("inprocess", "gloo", "sim")
 MAX_RANKS = 64
-MAX_TIME = 86_400.0  # a night lasts at most 12 hours; a day is far past any real save
+MAX_TIME = MAX_NIGHT  # the longest night an incident may have; the engine stops the clock there
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
