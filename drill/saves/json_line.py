@@ -65,6 +65,15 @@ def parse_record(path: str, number: int, blob: bytes) -> dict[str, Any]:
             f"this line is over {MAX_LINE_BYTES // 1_000_000} MB; the game never writes one that"
             " long, so the save was damaged or is not a save",
         )
+    if blob.endswith(b"\r"):
+        # The game writes "\n" alone and escapes a carriage return inside a string, so a raw
+        # one at a line's end is a save converted to CRLF line ends by an editor or a copy.
+        raise SaveError(
+            path,
+            number,
+            "this line ends with a carriage return (CRLF line ends); the game writes \\n alone,"
+            " so the save was converted or edited: use the original file",
+        )
     try:
         text = blob.decode("utf-8")
     except UnicodeDecodeError:

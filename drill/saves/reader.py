@@ -54,6 +54,9 @@ REQUIRED_HEADER = ("type", "format", "incident_id", "incident_sha256", "seed", "
 ACTION_FIELDS = ("type", "n", "time", "end", "text", "accepted", "result")
 TEXT_FIELDS = ("type", "key", "value")
 SCORE_FIELDS = ("type", "score", "end_time")
+# The header's seed and backend again, so that verify can name a header edited after the
+# night was scored; saves from before they were written lack them.
+SCORE_OPTIONAL = ("seed", "backend")
 
 
 def read_save(path: str | Path) -> Save:
@@ -115,8 +118,9 @@ def _add_line(save: Save, number: int, record: dict[str, Any]) -> None:
             raise SaveError(path, number, "a text line's `key` must be 1 to 200 characters")
         save.texts[record["key"]] = record["value"]
     elif kind == "score":
-        _fields(path, number, record, SCORE_FIELDS, SCORE_FIELDS, "a score")
+        _fields(path, number, record, SCORE_FIELDS + SCORE_OPTIONAL, SCORE_FIELDS, "a score")
         save.score = check_score(path, number, record["score"])
+        save.scored_as = {key: record[key] for key in SCORE_OPTIONAL if key in record}
         save.end_time = _time(path, number, record, "end_time")
         save.score_line = number
     else:

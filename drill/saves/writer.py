@@ -33,6 +33,9 @@ class SaveWriter:
         self._fd: int | None = fd
         self.lines = lines  # whole lines in the file
         self._size = size
+        # The header's seed and backend, repeated on the score line: a header edited after the
+        # night was scored then names its changed field in `replay --verify`.
+        self.night: dict[str, Any] = {}
 
     @classmethod
     def start(
@@ -70,6 +73,7 @@ class SaveWriter:
         if fd is None:
             fd = create_save_file(path)
         writer = cls(path, fd, lines=0, size=0)
+        writer.night = {"seed": seed, "backend": backend}
         try:
             lock_save(fd, str(path))  # held until close: one writer per save
             if os.fstat(fd).st_size:
@@ -96,6 +100,7 @@ class SaveWriter:
         path = Path(save.path)
         fd = open_save_for_append(path)
         writer = cls(path, fd, lines=save.lines, size=0)
+        writer.night = {"seed": save.seed, "backend": save.backend}
         try:
             lock_save(fd, str(path))  # held until close: one writer per save
             size = os.fstat(fd).st_size
@@ -135,7 +140,7 @@ class SaveWriter:
         self._write({"type": "text", "key": key, "value": value})
 
     def score(self, score: dict[str, Any], end_time: float) -> None:
-        self._write({"type": "score", "score": score, "end_time": round(end_time, 3)})
+        self._write({"type": "score", "score": score, "end_time": round(end_time, 3), **self.night})
 
     @property
     def closed(self) -> bool:
