@@ -6,7 +6,7 @@ The game writes exactly these lines, with exactly these fields:
              incident_path seed backend ranks origin
     action   type n time end text accepted result
     text     type key value        (the learner's own words; the debrief writes them after the score)
-    score    type score end_time
+    score    type score end_time [seed backend]   (the header's again; older saves lack them)
 
 A field missing, unknown or of the wrong kind is an error naming its line, so an edited or
 damaged save is refused here instead of misleading a replay. Lines are split on "\\n" alone (a
