@@ -28,20 +28,18 @@ def lock_save(fd: int, shown: str) -> None:
 
 
 def check_not_locked(path: str | Path) -> None:
-    """Refuse early, before a night is rebuilt, when another process writes this save. The
-    writer's own lock is what holds; this only saves the learner the wait."""
+    """Refuse early, before a night is rebuilt, when another process writes this save. Only
+    looks (in /proc/locks) and takes no lock itself, so it can never make a writer's own lock
+    fail; the writer's lock is what holds, this only saves the learner the wait."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return  # the reader says what is wrong with the path
     try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise SaveError(str(path), 1, busy_message(fd)) from None
-    except OSError:
-        pass
+        if lock_holder(fd) is not None:
+            raise SaveError(str(path), 1, busy_message(fd))
     finally:
-        os.close(fd)  # closing drops the probe's shared lock
+        os.close(fd)
 
 
 def busy_message(fd: int) -> str:
@@ -54,7 +52,8 @@ def busy_message(fd: int) -> str:
 
 
 def lock_holder(fd: int) -> str | None:
-    """ "process 1234, `drill run --resume x`" for the process holding a flock on fd's file."""
+    """'process 1234, `drill run --resume x`' for the process holding an exclusive flock on
+    fd's file, or None when none does (or /proc/locks cannot say)."""
     info = os.fstat(fd)
     device = f"{os.major(info.st_dev):02x}:{os.minor(info.st_dev):02x}:{info.st_ino}"
     try:
@@ -65,7 +64,12 @@ def lock_holder(fd: int) -> str | None:
     for row in table.splitlines():
         fields = row.split()
         # 1: FLOCK  ADVISORY  WRITE 12345 fe:00:2147279 0 EOF  ("->" marks a waiter)
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == device:
+        if (
+            len(fields) >= 6
+            and fields[1] == "FLOCK"
+            and fields[3] == "WRITE"
+            and fields[5] == device
+        ):
             pid = fields[4]
             if pid.isdigit():
                 return f"process {pid}{_command(pid)}"
