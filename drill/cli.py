@@ -72,6 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--verify", action="store_true", help="exit 1 at the first action or score that differs"
     )
+    replay.add_argument(
+        "--across-versions",
+        action="store_true",
+        help="with --verify, replay a save made by another engine or drill version too",
+    )
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
     _saved_replica_option(replay)

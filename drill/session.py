@@ -24,11 +24,12 @@ from drill.saves import (
     SaveError,
     SaveWriter,
     check_incident,
-    default_save_path,
     read_save,
     resolve_saved_incident,
     saved_incident_path,
 )
+from drill.saves.folder import claim_new_save
+from drill.saves.lock import check_not_locked
 from drill.saves.origin import current_origin, describe, same_origin
 from drill.saves.verify import Difference, compare_action
 from drill.saves_dir import cache_dir
@@ -91,6 +92,7 @@ def open_resume(
             " --save (copy the save first to keep the original)"
         )
     save = read_save(path)
+    check_not_locked(path)  # before the night is rebuilt; the writer's lock is what holds
     ran = replica_for_save(save, replica)  # before anything of the replica is imported
     if save.finished:
         raise SaveError(
@@ -150,8 +152,8 @@ class Session:
         ranks: int | None = None,
     ) -> Session:
         check_ranks(ranks)
-        path = Path(save_path) if save_path else default_save_path(loaded.incident.id, seed)
-        if path.is_dir():
+        path = Path(save_path) if save_path else None
+        if path is not None and path.is_dir():
             raise SaveError(
                 str(path), 1, "this is a folder; give a file for the save, like FOLDER/night.jsonl"
             )
@@ -159,6 +161,11 @@ class Session:
         replica, replica_sha256 = header_replica(loaded)
         drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
         try:
+            fd = None
+            if path is None:
+                # A name of our own in the saves folder, created at once: two drills starting
+                # this incident and seed together get two saves, not one each other's.
+                path, fd = claim_new_save(loaded.incident.id, seed)
             writer = SaveWriter.start(
                 path,
                 incident_id=loaded.incident.id,
@@ -169,6 +176,7 @@ class Session:
                 ranks=ranks,
                 replica=replica,
                 replica_sha256=replica_sha256,
+                fd=fd,
             )
         except BaseException:
             drill.close()

@@ -1,7 +1,8 @@
 """`drill replay SAVE [--json] [--verify]`: the saved night again, through the same engine.
 
 With --verify, exit 0 means every field of every line was reproduced: the header's incident,
-each action, the score and the end time. Exit 1 names the first line and field that differ, or
+seed, backend, engine and drill versions (drill/saves/header_check.py), each action, the score
+and the end time. Exit 1 names the first line and field that differ, or
 says what could not be checked (a save that ends before its score line, or with a line cut
 short), so an unfinished save is never reported as verified.
 """
@@ -11,11 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from drill import ENGINE_VERSION, __version__
 from drill.commands.printing import print_json
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
 from drill.replica_choice import replica_for_save, with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
+from drill.saves.header_check import edited_header, other_version
 from drill.saves.verify import compare_score
 from drill.session import ReplayMismatch, Session, mismatch, provenance, replica_figures_differ
 
@@ -29,6 +32,15 @@ def replay(args: argparse.Namespace) -> int:
     loaded = resolve_incident(args.incident) if args.incident else resolve_saved_incident(save)
     loaded = with_replica(loaded, ran)
     check_incident(save, loaded)
+    if args.verify:
+        edited = edited_header(save)
+        if edited:
+            print(f"drill: replay differs: {edited}", file=sys.stderr)
+            return EXIT_MISMATCH
+        other = other_version(save, engine_version=ENGINE_VERSION, drill_version=__version__)
+        if other and not getattr(args, "across_versions", False):
+            print(f"drill: not verified: {other}", file=sys.stderr)
+            return EXIT_MISMATCH
     session = Session.for_replay(loaded, save)
     try:
         try:
