@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from drill.commands.printing import say, write
 from drill.errors import UserError
 
 
@@ -15,9 +16,9 @@ def runbook(args: argparse.Namespace) -> int:
         raise UserError("--edit needs a terminal for $EDITOR; write to a file with -o instead")
     text = write_runbook(args.saves, args.output, edit=args.edit)
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(text)
+        write(text)
     return 0
 
 
@@ -26,7 +27,7 @@ def report(args: argparse.Namespace) -> int:
 
     page = write_report(args.save, args.output)
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(page)
+        write(page)
     return 0

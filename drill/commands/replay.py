@@ -9,9 +9,8 @@ short), so an unfinished save is never reported as verified.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from drill.commands.printing import print_json
+from drill.commands.printing import print_json, say
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
 from drill.replica_choice import with_replica
@@ -32,19 +31,19 @@ def replay(args: argparse.Namespace) -> int:
         try:
             session.replay(save, verify=args.verify)
         except ReplayMismatch as exc:
-            print(f"drill: replay differs: {exc}", file=sys.stderr)
+            say(f"drill: replay differs: {exc}", err=True)
             return EXIT_MISMATCH
         if args.verify:
             gap = unchecked(save)
             if gap:
-                print(f"drill: not verified: {gap}", file=sys.stderr)
+                say(f"drill: not verified: {gap}", err=True)
                 return EXIT_MISMATCH
         score = session.finish()
         if args.verify:
             tolerant = replica_figures_differ(save)
             found = compare_score(score.to_json(), session.drill.end_time, save, tolerant=tolerant)
             if found is not None:
-                print(f"drill: replay differs: {mismatch(save, found)}", file=sys.stderr)
+                say(f"drill: replay differs: {mismatch(save, found)}", err=True)
                 return EXIT_MISMATCH
         data = account(session.drill)
         report = session.drill.replica_report()
@@ -55,9 +54,9 @@ def replay(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
         else:
-            print(render_text(session.drill, data))
+            say(render_text(session.drill, data))
             if args.verify:
-                print(
+                say(
                     f"Verified: the header, all {len(save.actions)} actions, the score and the"
                     f" end time match {save.path}{provenance(save)}."
                 )
