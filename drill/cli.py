@@ -9,6 +9,7 @@ import sys
 
 from drill import __version__
 from drill.errors import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, InternalError, UserError
+from drill.text_safety import visible
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,13 +235,14 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_command(command, args)
     except UserError as exc:
-        print(f"drill: {exc}", file=sys.stderr)
+        # The message may quote the file it is about: shown, never obeyed by the terminal.
+        print(visible(f"drill: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except InternalError as exc:
         # One line for the person at the keyboard; the traceback for whoever fixes it.
         if os.environ.get("DRILL_TRACEBACK"):
             raise
-        print(f"drill: {exc}", file=sys.stderr)
+        print(visible(f"drill: {exc}"), file=sys.stderr)
         return EXIT_INTERNAL_ERROR
     except BrokenPipeError:
         return 0

@@ -19,6 +19,7 @@ from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown
 from drill.season.html import night_season_section
+from drill.text_safety import visible
 
 WIDTH, HEIGHT, PAD = 720, 260, 40
 STYLE = """
@@ -47,7 +48,8 @@ def write_report(
         say("reading the reference solution's night")
         reference = reference_timeline(record)
         say("writing the page")
-        page = build_html(record, reference)
+        # html.escape leaves control characters alone; on stdout they would reach a terminal.
+        page = visible(build_html(record, reference))
     finally:
         record.close()
     if out_path:

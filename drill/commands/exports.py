@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from drill.commands.printing import say, write
 from drill.errors import UserError
 
 
@@ -17,9 +18,9 @@ def runbook(args: argparse.Namespace) -> int:
         args.saves, args.output, edit=args.edit, replica=getattr(args, "replica", None)
     )
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(text)
+        write(text)
     return 0
 
 
@@ -28,7 +29,7 @@ def report(args: argparse.Namespace) -> int:
 
     page = write_report(args.save, args.output, replica=getattr(args, "replica", None))
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(page)
+        write(page)
     return 0

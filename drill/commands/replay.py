@@ -10,10 +10,9 @@ short), so an unfinished save is never reported as verified.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from drill import ENGINE_VERSION, __version__
-from drill.commands.printing import print_json
+from drill.commands.printing import print_json, say
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
 from drill.replica_choice import replica_for_save, with_replica
@@ -35,30 +34,30 @@ def replay(args: argparse.Namespace) -> int:
     if args.verify:
         edited = edited_header(save)
         if edited:
-            print(f"drill: replay differs: {edited}", file=sys.stderr)
+            say(f"drill: replay differs: {edited}", err=True)
             return EXIT_MISMATCH
         other = other_version(save, engine_version=ENGINE_VERSION, drill_version=__version__)
         if other and not getattr(args, "across_versions", False):
-            print(f"drill: not verified: {other}", file=sys.stderr)
+            say(f"drill: not verified: {other}", err=True)
             return EXIT_MISMATCH
     session = Session.for_replay(loaded, save)
     try:
         try:
             session.replay(save, verify=args.verify)
         except ReplayMismatch as exc:
-            print(f"drill: replay differs: {exc}", file=sys.stderr)
+            say(f"drill: replay differs: {exc}", err=True)
             return EXIT_MISMATCH
         if args.verify:
             gap = unchecked(save)
             if gap:
-                print(f"drill: not verified: {gap}", file=sys.stderr)
+                say(f"drill: not verified: {gap}", err=True)
                 return EXIT_MISMATCH
         score = session.finish()
         if args.verify:
             tolerant = replica_figures_differ(save)
             found = compare_score(score.to_json(), session.drill.end_time, save, tolerant=tolerant)
             if found is not None:
-                print(f"drill: replay differs: {mismatch(save, found)}", file=sys.stderr)
+                say(f"drill: replay differs: {mismatch(save, found)}", err=True)
                 return EXIT_MISMATCH
         data = account(session.drill)
         report = session.drill.replica_report()
@@ -69,9 +68,9 @@ def replay(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
         else:
-            print(render_text(session.drill, data))
+            say(render_text(session.drill, data))
             if args.verify:
-                print(
+                say(
                     f"Verified: the header, all {len(save.actions)} actions, the score and the"
                     f" end time match {save.path}{provenance(save)}."
                 )

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
-from drill.commands.printing import print_json
+from drill.commands.printing import print_json, say
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
@@ -96,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
             # Not in the JSON: the account is the night's, identical wherever it is saved.
-            print(f"drill: saved to {session.save_path}", file=sys.stderr)
+            say(f"drill: saved to {session.save_path}", err=True)
         else:
             data["save"] = str(session.save_path)
-            print(render_text(session.drill, data))
+            say(render_text(session.drill, data))
     finally:
         session.close()
     return 0
