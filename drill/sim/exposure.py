@@ -176,6 +176,8 @@ class Exposure:
                 record.gpus = max(record.gpus, offered)
                 record.why = fault_of(node)  # what is wrong while it is offered
         self._slowing = {}
+        if not any(record.active for record in self.nodes.values()):
+            return  # nothing seen broken: no one can be slowed by what was left in place
         for job in world.running_jobs():
             rate = self._slowdown(job)
             if rate > 0:

@@ -158,3 +158,23 @@ def test_other_teams_slowed_on_a_throttled_gpu_put_back_count_once():
         assert risk + slowed == pytest.approx(max(risk, night.slowed_gpu_seconds), abs=1.0)
         slowed_nights += night.slowed_gpu_seconds > 0
     assert slowed_nights, "no other team's job landed on the throttled GPU at any seed"
+
+
+def test_a_broken_node_put_back_in_service_counts_from_that_moment_without_a_look():
+    """No page named it and nobody looked, but `uncordon` says it is fine: from then on its
+    GPUs offered to others are risk, to the second, until it is taken out again."""
+    f = facts("thermal-straggler", 1)
+    d = Drill(incident("thermal-straggler"), 1)
+    d.advance(f.fault_time + 60)
+    assert d.act("restart llm-pretrain --from latest --exclude " + f.node).accepted
+    d.advance(300)  # the job has left the node; nobody has seen what is wrong with it
+    assert d.act(f"cordon {f.node}").accepted
+    assert f.node not in d.world.exposure.nodes  # a cordon is not evidence
+    put_back = d.act(f"uncordon {f.node}")
+    d.advance(600 - (d.now - put_back.time))
+    assert d.act(f"drain {f.node}").accepted
+    d.advance(900)
+    record = d.world.exposure.nodes[f.node]
+    assert record.shown_by == "you put it back in service"
+    assert record.seconds == pytest.approx(600.0)
+    assert record.gpu_seconds == pytest.approx(600.0 * 8)
