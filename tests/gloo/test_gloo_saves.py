@@ -46,7 +46,7 @@ def test_two_gloo_tutorial_nights_write_the_same_save_and_it_verifies(tmp_path):
     second = gloo_night(two, "tutorial")
     # The real text is there, in a result, so the comparison below covers it.
     results = " ".join(r.get("result", "") for r in lines(one) if r["type"] == "action")
-    assert "Connection closed by peer [127.0.0.1]:<port>" in results, results[:2000]
+    assert "Connection closed by peer [127.0.0.1]:" in results, results[:2000]
     assert lines(one) == lines(two)
     assert first["timeline"] == second["timeline"]
     assert "Verified" in verify(one)
