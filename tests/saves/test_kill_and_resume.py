@@ -180,9 +180,12 @@ def gloo_whole(tmp_path_factory):
     return whole, time.monotonic() - started, actions
 
 
-def kill_when(command: list[str], env: dict, ready, after: float) -> bool:
+def kill_when(
+    command: list[str], env: dict, ready, after: float, marker: str | None = None
+) -> bool:
     """Start `command`, wait until ready() holds, SIGKILL it `after` seconds later; True when
-    the kill landed (a night may finish on its own in those seconds).
+    the kill landed (a night may finish on its own in those seconds). With `marker`, the kill
+    must land while both gloo workers are alive.
 
     Moments, not times: on a busy machine a paced gloo night takes three times as long as on
     an idle one, and a kill at a fixed time would land after the night as often as in it."""
@@ -198,6 +201,9 @@ def kill_when(command: list[str], env: dict, ready, after: float) -> bool:
         time.sleep(after)
         if proc.poll() is not None:
             return False
+        if marker is not None:
+            # drill and two workers (multiprocessing's resource tracker is not counted)
+            assert len(marked_processes(marker)) >= 3, "no worker was running at the kill"
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         return True
@@ -214,14 +220,28 @@ def saved_lines(save: Path) -> list[str]:
         return []
 
 
+def joined_workers(tmp: Path) -> list[Path]:
+    """Worker logs in the night's scratch folder that say the worker joined the group."""
+    joined = []
+    for log in tmp.glob("drill-*/logs/rank-*.log"):
+        try:
+            if "joined the group" in log.read_text(errors="replace"):
+                joined.append(log)
+        except OSError:
+            continue
+    return joined
+
+
 def scratch_folders(tmp: Path) -> list[str]:
     return sorted(p.name for p in tmp.glob("drill-*"))
 
 
-# Where the kill lands: while real workers train (before any action), after a random number
-# of saved actions (the restarted job's workers may be running), and once the score line is
-# written (drill is closing the night: stopping workers, removing its scratch folder).
-GLOO_MOMENTS = ["workers up", "mid-actions", "score written"]
+# Where the kill lands: as the first attempt's workers join (no action saved yet), after a
+# random number of saved actions, while the restarted job's workers train after the last
+# action (they idle on their pipes between steps: the case an orphan would come from), and
+# once the score line is written (drill is closing the night: stopping workers, removing its
+# scratch folder).
+GLOO_MOMENTS = ["workers up", "mid-actions", "restarted job training", "score written"]
 
 
 @pytest.mark.slow
@@ -240,18 +260,23 @@ def test_a_killed_gloo_night_resumes_to_the_same_night_and_verifies(tmp_path, gl
     command = [sys.executable, "-m", "drill", *GLOO_ARGS, "--actions", str(actions)]
     command += ["--save", str(save), "--pace", str(PACE)]
     if moment == "workers up":
-        # drill itself and two workers (the resource tracker is not counted)
-        ready = lambda: len(marked_processes(marker)) >= 3  # noqa: E731
-        after = rng.uniform(0, 1)
+        # Both workers joined the group and train (a worker still starting exits by itself
+        # when its parent goes; one that trains waits on its pipe and must be killed with it).
+        ready = lambda: len(joined_workers(tmp)) >= 2  # noqa: E731
+        after = rng.uniform(0, 0.2)
     elif moment == "mid-actions":
         # The header, then `n` whole action lines; the kill lands in the pause or the next one.
         n = rng.randint(1, len(whole) - 2)
         ready = lambda: len(saved_lines(save)) >= 1 + n  # noqa: E731
         after = rng.uniform(0, PACE)
+    elif moment == "restarted job training":
+        ready = lambda: len(saved_lines(save)) >= len(whole)  # noqa: E731
+        after = rng.uniform(0, 0.3)
     else:
         ready = lambda: any('"type": "score"' in line for line in saved_lines(save))  # noqa: E731
         after = 0.0
-    killed = kill_when(command, env, ready, after)
+    workers = moment == "restarted job training"
+    killed = kill_when(command, env, ready, after, marker=marker if workers else None)
     # PR_SET_PDEATHSIG: the workers (and multiprocessing's resource tracker) go with drill.
     assert wait_gone(marker, tracker=True) == [], "a worker outlived the killed drill"
     left_by_kill = scratch_folders(tmp)
