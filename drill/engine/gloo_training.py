@@ -9,7 +9,9 @@ Which fault does what to a process: a rank whose process dies (kill_rank, a cras
 SIGKILLed, so the survivors see the connection close at once; a rank that stops without dying
 (hang_rank, a GPU gone from under it, a node that stops answering) is SIGSTOPped, so the
 survivors wait in silence and hit the process group timeout, as real peers would. The real
-texts are tagged with the simulated job's rank numbers, so a night has one world.
+texts are tagged with the simulated job's rank numbers, so a night has one world, and their
+run-specific values (the peer's port, a pid) are replaced by placeholders (real_text.py), so
+two runs of the same night give the same save and a gloo save verifies.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from drill.engine.real_text import steady_text
 from drill.engine.replica_training import ReplicaTraining
 from drill.incident.models import Incident
 
@@ -103,7 +106,9 @@ class GlooTraining(ReplicaTraining):
         self._last = (group.step_count, loss, group.parameters(), group.losses())
         texts = group.hang_rank(rank) if how == "hang" else group.kill_rank(rank)
         self.group = None  # torn down by the fault: the next attempt relaunches
-        texts = [sim_rank_tag(text, sim_world, replica_world) for text in texts]
+        # The one place real text enters the engine: made steady here (ports, pids, scratch
+        # folders), so the save, the timeline and the screen hold the same words every run.
+        texts = [steady_text(sim_rank_tag(text, sim_world, replica_world)) for text in texts]
         self.real_errors.extend(texts)
         return texts
 

@@ -19,42 +19,10 @@ import pytest
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from tests.drillkit import build, job_spec
+from tests.gloo.glookit import drill_env, marked_processes, wait_gone
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow  # every test here starts real torch processes
-
-
-def marked_processes(marker: str) -> list[int]:
-    """Processes whose environment carries this test's marker: the CLI and its workers."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if marker.encode() not in (entry / "environ").read_bytes():
-                continue
-            # multiprocessing's resource tracker lives as long as the process that spawned
-            # workers (here, pytest itself): it is not a worker.
-            if b"resource_tracker" in (entry / "cmdline").read_bytes():
-                continue
-            found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
-
-
-def wait_gone(marker: str, seconds: float = 15.0) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        left = marked_processes(marker)
-        if not left:
-            return []
-        time.sleep(0.2)
-    return marked_processes(marker)
-
-
-def drill_env(marker: str) -> dict[str, str]:
-    return {**os.environ, "DRILL_TEST_MARKER": marker}
 
 
 @pytest.fixture(scope="module")
