@@ -48,8 +48,10 @@ GRADES = ((90, "A"), (80, "B"), (65, "C"), (50, "D"))
 # Fixed costs, against par alone (see "How a night is scored" in drill/incidents/README.md).
 # Work thrown away beyond the reference's: this share of the job's steps costs all of progress.
 THROWN_AWAY_SPAN = 0.2
-# Each outage beyond the reference's costs this share of time to recovery.
-EXTRA_OUTAGE_COST = 1 / 3
+# Each outage beyond the reference's costs this share of time to recovery, as six more minutes
+# out of action would on its 30-minute scale: a restart is a rendezvous, a checkpoint load and
+# a chance to fail, however short.
+EXTRA_OUTAGE_COST = 0.2
 # Judgement classes: the highest total each can reach.
 UNINFORMED_CEILING = 89.9  # an act with no look that informed it: no better than B
 STOPPED_OTHERS_CEILING = 64.9  # stopping another team's running job: D or lower
@@ -188,7 +190,7 @@ def thrown_away_cost(mine: Outcome, par: Outcome) -> float:
 
 
 def extra_outage_cost(mine: Outcome, par: Outcome) -> float:
-    """A needless extra outage: each beyond the reference's costs a third of time to recovery,
+    """A needless extra outage: each beyond the reference's costs a fifth of time to recovery,
     however short (every restart is a rendezvous, a checkpoint load and a chance to fail)."""
     return EXTRA_OUTAGE_COST * max(0, len(mine.outages) - len(par.outages))
 
@@ -294,7 +296,8 @@ def _why_progress(mine: Night, par: Night, floor: Night, clock) -> str:
     if o.completed:
         text = (
             f"The job finished all {o.target_steps} steps at {clock(o.end_time)}, {behind}"
-            f" behind the undisturbed run by the end of the night (its step {o.progress_how})."
+            f" behind the undisturbed run by the end of the night: its effective step is"
+            f" {o.effective_step}, from {o.progress_how}."
         )
     else:
         text = (
@@ -366,7 +369,7 @@ def _why_time(mine: Night, par: Night, floor: Night, clock) -> str:
     if extra > 0:
         text += (
             f" {len(o.outages)} outages where the reference had {len(par.outcome.outages)}:"
-            f" each needless one costs a third of these points, however short."
+            f" each needless one costs a fifth of these points, however short."
         )
     return text
 
