@@ -159,8 +159,11 @@ def build_score(
         total = min(total, ceiling)
     if capped:
         total = max(0.0, min(100.0, total))
-    grade = next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
-    return Score(total, grade, tuple(components))
+    return Score(total, grade_of(total), tuple(components))
+
+
+def grade_of(total: float) -> str:
+    return next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
 
 
 def _share(
