@@ -51,6 +51,7 @@ def with_reference_discipline(mine: Outcome, par: Outcome) -> Outcome:
         changed.pages_acked_in_time,
         changed.hints_used,
         changed.notes,
+        changed.looks_after_signal,
     )
     return changed
 

@@ -39,6 +39,7 @@ class Discipline:
     hints_used: int
     notes: int
     first_signal: float | None
+    looks_after_signal: int = 0
 
     @property
     def value(self) -> float:
@@ -49,20 +50,39 @@ class Discipline:
             self.pages_acked_in_time,
             self.hints_used,
             self.notes,
+            self.looks_after_signal,
         )
 
 
 def discipline_value(
-    changes: int, after_look: int, due: int, in_time: int, hints: int, notes: int
+    changes: int,
+    after_look: int,
+    due: int,
+    in_time: int,
+    hints: int,
+    notes: int,
+    looks_after_signal: int | None = None,
 ) -> float:
     """Four parts, each from 0 to 1, weighted by what they say about the night: looking before
-    acting is half of it, pages a quarter, a note and sparing hints an eighth each."""
-    looks = after_look / changes if changes else 1.0
+    acting is half of it, pages a quarter, a note and sparing hints an eighth each.
+
+    A night with pages due and no change at all earns the looks part only if it looked after
+    the first signal: no response to a real page is not discipline. (`None`: not counted,
+    as for a caller that only has the other figures.)"""
+    looks = _looks_part(changes, after_look, due, looks_after_signal)
     acks = in_time / due if due else 1.0
     noted = 1.0 if notes else 0.0
     hinted = 1.0 - HINT_COST * min(hints, HINTS_CHARGED)
     parts = (looks, acks, noted, hinted)
     return round(sum(PARTS[name] * value for name, value in zip(PARTS, parts, strict=True)), 4)
+
+
+def _looks_part(changes: int, after_look: int, due: int, looks_after_signal: int | None) -> float:
+    if changes:
+        return after_look / changes
+    if due and looks_after_signal is not None and looks_after_signal == 0:
+        return 0.0  # pages came, and nobody looked or acted
+    return 1.0
 
 
 def first_signal(drill: Drill) -> float | None:
@@ -76,7 +96,7 @@ def first_signal(drill: Drill) -> float | None:
 def measure_discipline(drill: Drill, paging_target: float, end_time: float) -> Discipline:
     signal = first_signal(drill)
     looked: set = set()
-    changes = after_look = 0
+    changes = after_look = looks_after_signal = 0
     for action in drill.actions:
         if not action.accepted:
             continue
@@ -84,6 +104,7 @@ def measure_discipline(drill: Drill, paging_target: float, end_time: float) -> D
         if done.is_look:
             if signal is not None and action.time >= signal:
                 looked.add(done.touches)
+                looks_after_signal += 1
             continue
         if not done.is_change:
             continue
@@ -109,4 +130,5 @@ def measure_discipline(drill: Drill, paging_target: float, end_time: float) -> D
         hints_used=len(drill.ctx.hints_shown),
         notes=len(drill.ctx.notes),
         first_signal=signal,
+        looks_after_signal=looks_after_signal,
     )

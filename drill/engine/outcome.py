@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from drill.engine import collateral, plan_check, progress
+from drill.engine import collateral, excess, plan_check, progress
 from drill.engine.discipline import measure_discipline
 from drill.sim.jobs import COMPLETED, RUNNING
 
@@ -66,6 +66,20 @@ class Outcome:
     # seconds lost to a throttled GPU or flapping leaf left in place. Priced into `harms`.
     risk_gpu_seconds: float = 0.0
     slowed_gpu_seconds: float = 0.0
+    # Changes made with no informing look after the first visible signal.
+    uninformed_changes: int = 0
+    # Work beyond need (drill/engine/excess.py), read by the score's fixed costs: every step
+    # trained (steps trained again after a rewind included), data skipped that was not bad, GPU
+    # seconds held beyond the job's need while others queued, and other teams' running jobs
+    # stopped by an act on their job.
+    steps_trained: int = 0
+    skipped_steps: int = 0
+    extra_gpu_seconds: float = 0.0
+    stopped_others: list[str] = field(default_factory=list)
+    # Looks after the first signal (a night with pages due and no change is judged by them).
+    looks_after_signal: int = 0
+    skips: list[list[int]] = field(default_factory=list)  # `restart --skip` ranges, as recorded
+    target_gpus: int = 0  # the GPUs the job needs
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,6 +94,12 @@ class Outcome:
             sum((end if end is not None else self.end_time) - start for start, end in self.outages),
             3,
         )
+
+    @property
+    def thrown_away(self) -> int:
+        """Steps of work the night threw away: trained and then lost (trained again after a
+        rewind, or never saved), and good data skipped."""
+        return max(0, self.steps_trained - self.final_step) + self.skipped_steps
 
     @property
     def progress_share(self) -> float:
@@ -117,6 +137,7 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.changes, outcome.changes_after_look = d.changes, d.changes_after_look
     outcome.pages_due, outcome.pages_acked_in_time = d.pages_due, d.pages_acked_in_time
     outcome.hints_used, outcome.notes, outcome.discipline = d.hints_used, d.notes, d.value
+    outcome.looks_after_signal = d.looks_after_signal
     _measure_progress(drill, outcome, clock)
     # Other teams' night goes on after the learner's job is done; measure all of it.
     world.run_rest_of_night()
@@ -128,6 +149,12 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.risk_gpu_seconds = round(world.exposure.risk_gpu_seconds, 3)
     outcome.slowed_gpu_seconds = round(world.exposure.slowed_gpu_seconds, 3)
     outcome.harms += collateral.left_behind(drill)
+    outcome.steps_trained = job.steps_executed
+    outcome.skipped_steps = excess.skipped_beyond_bad(job)
+    outcome.extra_gpu_seconds = excess.extra_gpu_seconds(drill, whole)
+    outcome.stopped_others = excess.stopped_others(drill)
+    outcome.skips = [[first, last] for first, last in job.data_skips]
+    outcome.target_gpus = job.gpus
     if plan and drill.incident.plan is not None:
         lines = plan_check.plan_lines(drill)
         nights = plan_check.ensemble_fallbacks(drill.incident, drill.seed, lines)

@@ -6,6 +6,12 @@ between the two (never more than its weight). When par and floor are equal on a 
 natural scale per component says how far below par costs all its points. Collateral has no
 lower bound: harm to others keeps costing, in proportion to its size.
 
+Where the floor-to-par span compresses big mistakes near the top (doing nothing is so bad that
+anything which finishes lands high), fixed costs measured against par alone set a ceiling on a
+component: work thrown away beyond the reference's (progress), outages beyond the reference's
+(time to recovery), GPUs held beyond the job's need while others queued (collateral). Two
+judgement classes cap the total whatever the figures say (`_judgement_caps`).
+
 The seven components and what they read (docs in the authoring guide, "How a night is scored"):
 progress (effective steps behind the undisturbed run), recovered (training again, scaled by
 progress), time to recovery (each outage summed), integrity (the weights, or nothing for a dead
@@ -39,6 +45,16 @@ CORRUPT_LOAD_COST = 0.5
 # whole collateral weight; more keeps costing.
 COLLATERAL_SCALE_HOURS = 1 / 6
 GRADES = ((90, "A"), (80, "B"), (65, "C"), (50, "D"))
+# Fixed costs, against par alone (see "How a night is scored" in drill/incidents/README.md).
+# Work thrown away beyond the reference's: this share of the job's steps costs all of progress.
+THROWN_AWAY_SPAN = 0.2
+# Each outage beyond the reference's costs this share of time to recovery, as six more minutes
+# out of action would on its 30-minute scale: a restart is a rendezvous, a checkpoint load and
+# a chance to fail, however short.
+EXTRA_OUTAGE_COST = 0.2
+# Judgement classes: the highest total each can reach.
+UNINFORMED_CEILING = 89.9  # an act with no look that informed it: no better than B
+STOPPED_OTHERS_CEILING = 64.9  # stopping another team's running job: D or lower
 
 
 @dataclass(frozen=True)
@@ -84,6 +100,12 @@ class Axis:
     scale: float  # how far below par costs everything, when par equals floor
     explain: Callable[[Night, Night, Night, Callable[[float], str]], str]
     uncapped: bool = False  # may cost more than its weight
+    # A fixed cost against par, as a share of the weight: the component earns at most 1 - cost.
+    cost: Callable[[Outcome, Outcome], float] | None = None
+    alive_only: bool = False  # a job that is dead at the end earns nothing here
+    # Scored against par alone on `scale`, never against the floor: for a figure whose value
+    # for doing nothing says nothing (how a person conducted the night).
+    against_par: bool = False
 
 
 def build_score(
@@ -111,7 +133,14 @@ def build_score(
     for name, axis in _axes(job_gpus, mine.target_steps).items():
         weight = weights.get(name, 0.0)
         g_mine, g_par, g_floor = (axis.goodness(n) for n in nights)
+        if axis.against_par:
+            g_floor = g_par  # the floor plays no part: falling short of par costs on the scale
         share = _share(g_mine, g_par, g_floor, axis.scale, axis.uncapped, capped)
+        cost = axis.cost(mine, par) if axis.cost is not None else 0.0
+        if cost > 0:
+            share = min(share, max(0.0, 1.0 - cost))
+        if axis.alive_only and not mine.alive:
+            share = 0.0  # whatever par and floor are: a dead job keeps none of this
         components.append(
             Component(
                 name=name,
@@ -125,10 +154,16 @@ def build_score(
         )
     possible = sum(c.weight for c in components) or 1.0
     total = round(100.0 * sum(c.points for c in components) / possible, 1)
+    ceiling = _judgement_caps(mine, par)
+    if ceiling < 100.0:
+        total = min(total, ceiling)
     if capped:
         total = max(0.0, min(100.0, total))
-    grade = next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
-    return Score(total, grade, tuple(components))
+    return Score(total, grade_of(total), tuple(components))
+
+
+def grade_of(total: float) -> str:
+    return next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
 
 
 def _share(
@@ -145,6 +180,39 @@ def _share(
     else:
         share = 1.0 - (par - mine) / scale
     return max(0.0, min(1.0 if capped else BEYOND_PAR, share))
+
+
+# -- fixed costs against par, and the judgement caps ------------------------------------------
+
+
+def thrown_away_cost(mine: Outcome, par: Outcome) -> float:
+    """Work thrown away beyond the reference's (steps trained and then lost, and good data
+    skipped), as a share of the progress weight: a fifth of the job's steps costs all of it."""
+    extra = max(0, mine.thrown_away - par.thrown_away)
+    return extra / max(1.0, THROWN_AWAY_SPAN * mine.target_steps)
+
+
+def extra_outage_cost(mine: Outcome, par: Outcome) -> float:
+    """A needless extra outage: each beyond the reference's costs a fifth of time to recovery,
+    however short (every restart is a rendezvous, a checkpoint load and a chance to fail)."""
+    return EXTRA_OUTAGE_COST * max(0, len(mine.outages) - len(par.outages))
+
+
+def held_gpu_hours(o: Outcome) -> float:
+    """GPU hours held beyond the job's need while other teams' jobs were queued for them."""
+    return o.extra_gpu_seconds / 3600.0
+
+
+def _judgement_caps(outcome: Outcome, par: Outcome) -> float:
+    """The highest total a night can reach, by the judgement it showed: a change with no look
+    that informed it is no better than B; stopping another team's running job (cancel, requeue,
+    restart of their job) is D or lower. Each only beyond what the reference itself did."""
+    ceiling = 100.0
+    if outcome.uninformed_changes > par.uninformed_changes:
+        ceiling = min(ceiling, UNINFORMED_CEILING)
+    if len(outcome.stopped_others) > len(par.stopped_others):
+        ceiling = min(ceiling, STOPPED_OTHERS_CEILING)
+    return ceiling
 
 
 # -- what each component reads -----------------------------------------------------------------
@@ -176,6 +244,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             goodness=lambda n: -float(n.outcome.steps_behind),
             scale=max(10.0, steps * 0.1),
             explain=_why_progress,
+            cost=thrown_away_cost,
         ),
         "recovered": Axis(
             figure=lambda n: round(recovered_value(n.outcome), 3),
@@ -188,6 +257,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             goodness=lambda n: -n.outcome.downtime,
             scale=1800.0,
             explain=_why_time,
+            cost=extra_outage_cost,
         ),
         "integrity": Axis(
             figure=lambda n: {
@@ -198,10 +268,11 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             goodness=lambda n: integrity_value(n.outcome),
             scale=0.5,
             explain=_why_integrity,
+            alive_only=True,
         ),
         "collateral": Axis(
-            figure=lambda n: n.harm.gpu_hours,
-            goodness=lambda n: -n.harm.gpu_hours,
+            figure=lambda n: round(n.harm.gpu_hours + held_gpu_hours(n.outcome), 3),
+            goodness=lambda n: -(n.harm.gpu_hours + held_gpu_hours(n.outcome)),
             scale=max(0.5, job_gpus * COLLATERAL_SCALE_HOURS),
             explain=_why_collateral,
             uncapped=True,
@@ -217,6 +288,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             goodness=lambda n: n.outcome.discipline,
             scale=0.5,
             explain=_why_discipline,
+            against_par=True,
         ),
     }
 
@@ -227,7 +299,8 @@ def _why_progress(mine: Night, par: Night, floor: Night, clock) -> str:
     if o.completed:
         text = (
             f"The job finished all {o.target_steps} steps at {clock(o.end_time)}, {behind}"
-            " behind the undisturbed run by the end of the night."
+            f" behind the undisturbed run by the end of the night: its effective step is"
+            f" {o.effective_step}, from {o.progress_how}."
         )
     else:
         text = (
@@ -238,7 +311,25 @@ def _why_progress(mine: Night, par: Night, floor: Night, clock) -> str:
         f" The reference ended {par.outcome.steps_behind} steps behind;"
         f" doing nothing, {floor.outcome.steps_behind}."
     )
-    return text + others
+    return text + others + _why_thrown_away(o, par.outcome)
+
+
+def _why_thrown_away(o: Outcome, par: Outcome) -> str:
+    extra = max(0, o.thrown_away - par.thrown_away)
+    if not extra:
+        return ""
+    parts = []
+    redone = max(0, o.steps_trained - o.final_step)
+    if redone:
+        parts.append(f"{redone} steps trained and then lost")
+    if o.skipped_steps:
+        parts.append(f"{o.skipped_steps} steps of good data skipped")
+    share = min(1.0, thrown_away_cost(o, par))
+    return (
+        f" The night threw away {' and '.join(parts)}, {extra} steps more than the reference"
+        f" ({extra / max(1, o.target_steps):.0%} of the run): that caps progress at"
+        f" {1 - share:.0%} of its points, as a fifth of the run thrown away costs all of them."
+    )
 
 
 def _why_recovered(mine: Night, par: Night, floor: Night, clock) -> str:
@@ -272,11 +363,18 @@ def _why_time(mine: Night, par: Night, floor: Night, clock) -> str:
                 f"stopped at {clock(start)}, resumed at {clock(end)} ({format_duration(end - start)})"
             )
     ref = format_duration(par.outcome.downtime) if par.outcome.outages else "no time"
-    return (
+    text = (
         f"Out of action {format_duration(o.downtime)} in all: "
         + "; ".join(parts)
         + f". The reference lost {ref}."
     )
+    extra = len(o.outages) - len(par.outcome.outages)
+    if extra > 0:
+        text += (
+            f" {len(o.outages)} outages where the reference had {len(par.outcome.outages)}:"
+            f" each needless one costs a fifth of these points, however short."
+        )
+    return text
 
 
 def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
@@ -290,6 +388,12 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
     elif o.match == "close":
         distance = f" (relative distance {o.rel_l2:.2e})" if o.rel_l2 is not None else ""
         text = f"The final weights are close to the undisturbed run{distance}, not bit for bit."
+    elif o.skips:
+        ranges = ", ".join(f"{a}-{b}" for a, b in o.skips)
+        text = (
+            f"The final weights differ from the undisturbed run's: the job skipped the data of"
+            f" steps {ranges}, as recorded, so it trained on other batches than that run did."
+        )
     else:
         text = "The final weights diverged from the undisturbed run: the resume lost state or loaded bad bytes."
     if o.corrupt_loaded:
@@ -301,17 +405,32 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
 
 def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     harm = mine.harm
-    ref = par.harm.gpu_hours
-    against = f" The reference caused {ref:.1f}."
-    if not harm.lines:
+    ref = par.harm.gpu_hours + held_gpu_hours(par.outcome)
+    against = f" The reference caused {ref:.1f}." + _why_stopped_others(mine.outcome, par.outcome)
+    held = held_gpu_hours(mine.outcome)
+    lines = list(harm.lines)
+    if held > 0:
+        lines.insert(
+            0,
+            f"your job held {held:.1f} GPU hours beyond the {mine.outcome.target_gpus or 'needed'}"
+            " GPUs it needs while other teams' jobs queued for them",
+        )
+    if not lines:
         return (
             "No other team lost more than on the night with nobody acting, and no healthy node or"
             " needed checkpoint was taken." + against
         )
-    shown = "; ".join(harm.lines[:4]) + (
-        f"; and {len(harm.lines) - 4} more" if len(harm.lines) > 4 else ""
+    shown = "; ".join(lines[:4]) + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
+    return f"{harm.gpu_hours + held:.1f} GPU hours of harm: {shown}." + against
+
+
+def _why_stopped_others(mine: Outcome, par: Outcome) -> str:
+    if len(mine.stopped_others) <= len(par.stopped_others):
+        return ""
+    return (
+        f" You stopped another team's running job ({', '.join(mine.stopped_others)}) by acting"
+        f" on it: whatever the figures say, the total stays below {STOPPED_OTHERS_CEILING + 0.1:.0f}."
     )
-    return f"{harm.gpu_hours:.1f} GPU hours of harm: {shown}." + against
 
 
 def _why_plan(mine: Night, par: Night, floor: Night, clock) -> str:
@@ -335,6 +454,8 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
             f"{o.changes_after_look} of {o.changes} changes came after a look at what they changed,"
             " made after the first sign of trouble"
         )
+    elif o.pages_due and not o.looks_after_signal:
+        bits.append("no look and no change after the pages came: no response earns no looks part")
     if o.pages_due:
         bits.append(
             f"{o.pages_acked_in_time} of {o.pages_due} pages acknowledged within the paging target"
@@ -342,4 +463,10 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits.append(f"{o.notes} note(s) written" if o.notes else "no notes written")
     if o.hints_used:
         bits.append(f"{o.hints_used} hint(s) used")
-    return "; ".join(bits).capitalize() + "."
+    text = "; ".join(bits).capitalize() + "."
+    if o.uninformed_changes > par.outcome.uninformed_changes:
+        text += (
+            f" {o.uninformed_changes} change(s) had no look that informed them: whatever the"
+            f" figures say, the total stays below {UNINFORMED_CEILING + 0.1:.0f}."
+        )
+    return text

@@ -121,7 +121,11 @@ def test_points_fall_linearly_between_floor_and_par():
 def test_two_outages_are_each_measured_from_their_own_stop():
     two = outcome(outages=[[1200.0, 1500.0], [2000.0, 2300.0]])
     assert two.downtime == 600.0
-    assert points(score(two))["time_to_recovery"] == 15.0
+    # Par had the same two: the same downtime earns the full points.
+    assert points(score(two, par=two))["time_to_recovery"] == 15.0
+    # Against par's one outage the downtime is the same, but the needless second outage costs
+    # a fifth of the weight, however short.
+    assert points(score(two))["time_to_recovery"] == near(12.0)
 
 
 def test_a_dead_job_has_no_integrity_and_a_corrupt_load_costs_half():

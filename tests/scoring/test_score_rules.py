@@ -151,6 +151,7 @@ def test_pruning_without_a_look_is_a_change_made_blind():
         "+0s set llm-pretrain ckpt-keep 2",
         "+0s restart llm-pretrain --from 150",
         "+0s note x",
+        "04:01 ack all",  # the volume's page at 04:00, as the reference acknowledges it
     ]
     looked = ["03:56 ack all", "+0s df", "+0s ckpt list llm-pretrain", *blind[1:]]
     score_blind, o_blind = _score(full_disk, blind)
