@@ -61,6 +61,9 @@ class Outcome:
     plan_fallback: float | None = None
     plan_nights: list[int] = field(default_factory=list)
     first_page: float | None = None  # when the pager first fired for something real
+    # Figures read as an expectation over the ensemble (drill/engine/ensemble.py): component
+    # name -> {"nights": N, "mean": figure, "values": per night, "dropped": count, ...}.
+    expected: dict[str, dict] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
