@@ -9,6 +9,7 @@ import sys
 
 from drill import __version__
 from drill.errors import EXIT_BAD_INPUT, EXIT_INTERNAL_ERROR, InternalError, UserError
+from drill.text_safety import visible
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -72,8 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument(
         "--verify", action="store_true", help="exit 1 at the first action or score that differs"
     )
+    replay.add_argument(
+        "--across-versions",
+        action="store_true",
+        help="with --verify, replay a save made by another engine or drill version too",
+    )
     replay.add_argument("--json", action="store_true")
     replay.add_argument("--incident", help="the incident file, if it moved since the save was made")
+    _saved_replica_option(replay)
     replay.add_argument("--saves-dir", metavar="DIR", help="where caches live (default ./saves)")
 
     validate = sub.add_parser("validate", help="check incident files; one located line per problem")
@@ -105,11 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     runbook.add_argument("-o", "--output", metavar="FILE.md", help="write here instead of stdout")
     runbook.add_argument("--edit", action="store_true", help="open $EDITOR on the scaffold first")
     runbook.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+    _saved_replica_option(runbook)
 
     report = sub.add_parser("report", help="write the night as one self-contained HTML page")
     report.add_argument("save", help="a .jsonl save")
     report.add_argument("-o", "--output", metavar="FILE.html", help="write here instead of stdout")
     report.add_argument("--saves-dir", metavar="DIR", help="where caches go (default ./saves)")
+    _saved_replica_option(report)
 
     season = sub.add_parser(
         "season", help="play weeks of an incident's fleet with your standing policies"
@@ -135,6 +144,17 @@ def build_parser() -> argparse.ArgumentParser:
         "paths", nargs="*", help="files or folders (default: the shipped incidents)"
     )
     return parser
+
+
+def _saved_replica_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--replica",
+        metavar="MODULE:FACTORY",
+        help=(
+            "the module:factory the save's night ran: a save never makes drill import code,"
+            " so you repeat it here when you trust it"
+        ),
+    )
 
 
 def _game_options(parser: argparse.ArgumentParser) -> None:
@@ -179,10 +199,11 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--replica",
-        metavar="MODULE:FACTORY",
+        metavar="NAME|MODULE:FACTORY",
         help=(
-            "train your own replica (a factory in an importable module, or spiral-mlp);"
-            " default: [tool.drill] replica in ./pyproject.toml, then the incident's"
+            "train your own replica: an installed one's name (spiral-mlp, or a drill.replicas"
+            " entry point) or module:factory; default: [tool.drill] replica in"
+            " ./pyproject.toml, then the incident's"
         ),
     )
     parser.add_argument(
@@ -214,13 +235,14 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_command(command, args)
     except UserError as exc:
-        print(f"drill: {exc}", file=sys.stderr)
+        # The message may quote the file it is about: shown, never obeyed by the terminal.
+        print(visible(f"drill: {exc}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except InternalError as exc:
         # One line for the person at the keyboard; the traceback for whoever fixes it.
         if os.environ.get("DRILL_TRACEBACK"):
             raise
-        print(f"drill: {exc}", file=sys.stderr)
+        print(visible(f"drill: {exc}"), file=sys.stderr)
         return EXIT_INTERNAL_ERROR
     except BrokenPipeError:
         return 0

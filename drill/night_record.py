@@ -11,7 +11,7 @@ from typing import Any
 
 from drill.engine.drill import Drill
 from drill.incident.loader import LoadedIncident
-from drill.replica_choice import with_replica
+from drill.replica_choice import replica_for_save, with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
 from drill.session import drill_for
 
@@ -35,12 +35,18 @@ class NightRecord:
 
 
 def rebuild(
-    path: str, *, backend: str | None = None, incident: LoadedIncident | None = None
+    path: str,
+    *,
+    backend: str | None = None,
+    incident: LoadedIncident | None = None,
+    replica: str | None = None,
 ) -> NightRecord:
     """Replay a save. `backend` "sim" skips the replica (fast: timelines only); `incident`
-    replaces the one the save names (a file that moved)."""
+    replaces the one the save names (a file that moved); `replica` is the command line's
+    --replica, needed when the save's night ran a module:factory."""
     save = read_save(path)
-    loaded = with_replica(incident or resolve_saved_incident(save), save.replica)
+    ran = replica_for_save(save, replica)  # before anything of the replica is imported
+    loaded = with_replica(incident or resolve_saved_incident(save), ran)
     check_incident(save, loaded)
     chosen = backend or save.backend
     drill = drill_for(loaded, save, chosen)

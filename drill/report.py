@@ -19,6 +19,7 @@ from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown
 from drill.season.html import night_season_section
+from drill.text_safety import visible
 
 WIDTH, HEIGHT, PAD = 720, 260, 40
 STYLE = """
@@ -32,18 +33,23 @@ svg text { font-size: 11px; fill: #445; } code { background: #f0f2f4; padding: 0
 
 
 def write_report(
-    save_path: str, out_path: str | None = None, progress: Callable[[str], None] | None = None
+    save_path: str,
+    out_path: str | None = None,
+    progress: Callable[[str], None] | None = None,
+    *,
+    replica: str | None = None,
 ) -> str:
     """The page for one save. `progress` hears each step as it starts (the debrief shows it;
     it may raise to stop the export between steps)."""
     say = progress or (lambda text: None)
     say("replaying the night from the save")
-    record = rebuild(save_path)
+    record = rebuild(save_path, replica=replica)
     try:
         say("reading the reference solution's night")
         reference = reference_timeline(record)
         say("writing the page")
-        page = build_html(record, reference)
+        # html.escape leaves control characters alone; on stdout they would reach a terminal.
+        page = visible(build_html(record, reference))
     finally:
         record.close()
     if out_path:

@@ -18,6 +18,7 @@ from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
+from drill.text_safety import visible
 
 SECTIONS = (
     ("queue", "Queue"),
@@ -223,10 +224,18 @@ def _differently(record: NightRecord, key: str) -> list[str]:
     return out
 
 
-def write_runbook(save_paths: list[str], out_path: str | None = None, *, edit: bool = False) -> str:
-    records = [rebuild(path, backend="sim") for path in save_paths]
+def write_runbook(
+    save_paths: list[str],
+    out_path: str | None = None,
+    *,
+    edit: bool = False,
+    replica: str | None = None,
+) -> str:
+    records = [rebuild(path, backend="sim", replica=replica) for path in save_paths]
     try:
-        text = build_markdown(records)
+        # A save's notes and answers are the learner's typing, pastes included: a control
+        # character in them would drive the terminal of whoever cats the runbook.
+        text = visible(build_markdown(records))
     finally:
         for record in records:
             record.close()

@@ -17,18 +17,19 @@ from drill import ENGINE_VERSION
 from drill.engine.drill import ActionResult, Drill
 from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
-from drill.replica_choice import with_replica
+from drill.replica_choice import header_replica, replica_for_save, with_replica
 from drill.saves import (
     MAX_RANKS,
     Save,
     SaveError,
     SaveWriter,
     check_incident,
-    default_save_path,
     read_save,
     resolve_saved_incident,
     saved_incident_path,
 )
+from drill.saves.folder import claim_new_save
+from drill.saves.lock import check_not_locked
 from drill.saves.origin import current_origin, describe, same_origin
 from drill.saves.verify import Difference, compare_action
 from drill.saves_dir import cache_dir
@@ -80,15 +81,19 @@ def open_resume(
     backend: str | None = None,
     ranks: int | None = None,
     save_path: str | None = None,
+    replica: str | None = None,
 ) -> tuple[Save, LoadedIncident]:
     """The save to carry on and its incident, or an error saying why it cannot be carried on.
-    `incident` is the --incident override (an incident file that moved since the save)."""
+    `incident` is the --incident override (an incident file that moved since the save);
+    `replica` the command line's --replica (see replica_choice.replica_for_save)."""
     if save_path:
         raise OptionError(
             f"--resume carries on {path} itself, so --save {save_path} has nothing to do; drop"
             " --save (copy the save first to keep the original)"
         )
     save = read_save(path)
+    check_not_locked(path)  # before the night is rebuilt; the writer's lock is what holds
+    ran = replica_for_save(save, replica)  # before anything of the replica is imported
     if save.finished:
         raise SaveError(
             save.path,
@@ -109,7 +114,7 @@ def open_resume(
             )
     loaded = incident if incident is not None else resolve_saved_incident(save)
     check_incident(save, loaded)
-    return save, with_replica(loaded, save.replica)  # the replica the night ran, whatever now
+    return save, with_replica(loaded, ran)  # the replica the night ran, whatever now
 
 
 def drill_for(loaded: LoadedIncident, save: Save, backend: str | None = None) -> Drill:
@@ -147,13 +152,20 @@ class Session:
         ranks: int | None = None,
     ) -> Session:
         check_ranks(ranks)
-        path = Path(save_path) if save_path else default_save_path(loaded.incident.id, seed)
-        if path.is_dir():
+        path = Path(save_path) if save_path else None
+        if path is not None and path.is_dir():
             raise SaveError(
                 str(path), 1, "this is a folder; give a file for the save, like FOLDER/night.jsonl"
             )
+        # The fingerprint is taken from the files before the backend imports the replica.
+        replica, replica_sha256 = header_replica(loaded)
         drill = Drill.create(loaded.incident, seed, backend, ranks, cache_dir=cache_dir())
         try:
+            fd = None
+            if path is None:
+                # A name of our own in the saves folder, created at once: two drills starting
+                # this incident and seed together get two saves, not one each other's.
+                path, fd = claim_new_save(loaded.incident.id, seed)
             writer = SaveWriter.start(
                 path,
                 incident_id=loaded.incident.id,
@@ -162,7 +174,9 @@ class Session:
                 seed=seed,
                 backend=backend,
                 ranks=ranks,
-                replica=loaded.incident.learner_job.replica_factory,
+                replica=replica,
+                replica_sha256=replica_sha256,
+                fd=fd,
             )
         except BaseException:
             drill.close()

@@ -5,8 +5,12 @@ both backends (in-process and gloo workers) and the score reach it only through 
 so a learner's own torch job fills the same slot as the shipped one. docs/bring-your-replica.md
 is the guide; this module is the contract.
 
-A *factory* is a callable named as "module:attribute" (for example "myweek.replica:make"). The
-game calls it with the job's settings (a plain dict from the incident's `replica:` block) and
+A *factory* is a callable named as "module:attribute" (for example "myweek.replica:make"). A
+replica is chosen either by such a reference (typed on the command line: it names code) or by a
+plain name: a shipped one (addition-gpt, spiral-mlp) or an entry point an installed package
+declares in the `drill.replicas` group. A name is looked up in installed packages' metadata,
+which imports nothing; only load_replica imports the factory's module. The game
+calls it with the job's settings (a plain dict from the incident's `replica:` block) and
 gets back an object with:
 
     global_batch: int          samples in one step, over all ranks
@@ -42,6 +46,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
+import importlib.metadata
 import json
 import os
 import re
@@ -52,7 +58,11 @@ from typing import Any
 
 from replica.errors import ReplicaRefused
 
-# The shipped replicas, by the short names the command line accepts.
+# The entry-point group a package declares its replicas in (see docs/bring-your-replica.md).
+GROUP = "drill.replicas"
+# The shipped replicas, by the names the command line accepts. drill's own pyproject.toml
+# declares the same two in GROUP; this table is what those names mean even in a checkout that
+# was not reinstalled, and no other package can take them over.
 BUILTIN = {
     "addition-gpt": "replica.gpt:make_replica",
     "spiral-mlp": "replica.spiral_mlp:make_replica",
@@ -72,22 +82,78 @@ REQUIRED_NUMBERS = {
 }
 IDENTITY_SCHEMA = 1
 
-_REF_RE = re.compile(r"^[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*$")
+# module:factory (the factory may be an attribute path, as entry points allow).
+_REF_RE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+# An installed replica's name: no colon and no dots, so it can never be read as a module path.
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def is_code_ref(choice: str | None) -> bool:
+    """Whether a choice names code ("module:factory") rather than an installed replica."""
+    return choice is not None and ":" in str(choice)
+
+
+def is_replica_name(choice: str | None) -> bool:
+    """Whether a choice is a plain replica name (shipped, or an installed entry point)."""
+    return choice is not None and NAME_RE.fullmatch(str(choice)) is not None
+
+
+def installed_replicas() -> dict[str, list[tuple[str, str]]]:
+    """Every `drill.replicas` entry point of the installed packages: name -> [(module:attr,
+    package)]. Read from their metadata; nothing is imported."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for point in importlib.metadata.entry_points(group=GROUP):
+        dist = getattr(point, "dist", None)
+        package = getattr(dist, "name", None) or "an unnamed package"
+        value = f"{point.module}:{point.attr}" if point.attr else point.module
+        if (value, package) not in found.setdefault(point.name, []):
+            found[point.name].append((value, package))
+    return found
+
+
+def entry_point_ref(name: str) -> str:
+    """The module:factory an installed replica's name stands for, without importing it."""
+    if name in BUILTIN:
+        return BUILTIN[name]
+    offers = installed_replicas().get(name, [])
+    refs = sorted({value for value, _ in offers})
+    if not refs:
+        raise ReplicaRefused(
+            f"no replica named {name!r} is installed: install the package that declares it as"
+            f" a {GROUP} entry point, or choose one of {', '.join(sorted(BUILTIN))}"
+        )
+    if len(refs) > 1:
+        packages = ", ".join(sorted({package for _, package in offers}))
+        raise ReplicaRefused(
+            f"replica {name!r} is declared by more than one installed package ({packages});"
+            " uninstall all but one"
+        )
+    if not _REF_RE.match(refs[0]):
+        raise ReplicaRefused(
+            f"the {GROUP} entry point {name!r} points at {refs[0]!r}, not at module:factory"
+        )
+    return refs[0]
 
 
 def canonical_ref(ref: str | None) -> str:
-    """A short name ("spiral-mlp") or "module:factory" as the one spelling the game keys on."""
+    """A replica name ("spiral-mlp", an installed entry point) or "module:factory" as the one
+    spelling the game keys on: module:factory. Imports nothing."""
     if ref is None or ref == "":
         return DEFAULT_REF
     ref = str(ref).strip()
-    if ref in BUILTIN:
-        return BUILTIN[ref]
-    if not _REF_RE.match(ref):
-        raise ReplicaRefused(
-            f"replica {ref!r} is not a factory name: write module:factory (for example"
-            f" myweek.replica:make) or one of {', '.join(sorted(BUILTIN))}"
-        )
-    return ref
+    if is_code_ref(ref):
+        if not _REF_RE.match(ref):
+            raise ReplicaRefused(
+                f"replica {ref!r} is not a factory name: write module:factory (for example"
+                f" myweek.replica:make)"
+            )
+        return ref
+    if is_replica_name(ref):
+        return entry_point_ref(ref)
+    raise ReplicaRefused(
+        f"replica {ref!r} is not a replica name: use an installed one ({', '.join(sorted(BUILTIN))},"
+        f" or a {GROUP} entry point) or, on the command line, module:factory"
+    )
 
 
 def short_name(ref: str) -> str:
@@ -98,11 +164,15 @@ def short_name(ref: str) -> str:
     return ref
 
 
-def resolve_factory(ref: str) -> Any:
-    """Import the factory's module and return the callable. Imports the learner's code."""
+def resolve_factory(ref: str, *, from_here: bool = False) -> Any:
+    """Import the factory's module and return the callable. Imports the learner's code.
+
+    from_here: the folder drill runs from may hold the module (a module:factory the learner
+    typed on the command line); an installed replica's module is found where it is installed."""
     ref = canonical_ref(ref)
     module_name, _, attr = ref.partition(":")
-    _importable_from_here()
+    if from_here:
+        _importable_from_here()
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
@@ -118,9 +188,11 @@ def resolve_factory(ref: str) -> Any:
         raise ReplicaRefused(
             f"replica {ref}: importing {module_name} failed: {type(exc).__name__}: {exc}"
         ) from exc
-    factory = getattr(module, attr, None)
-    if factory is None:
-        raise ReplicaRefused(f"replica {ref}: module {module_name} has no {attr!r}")
+    factory: Any = module
+    for part in attr.split("."):
+        factory = getattr(factory, part, None)
+        if factory is None:
+            raise ReplicaRefused(f"replica {ref}: module {module_name} has no {attr!r}")
     if not callable(factory):
         raise ReplicaRefused(
             f"replica {ref}: {attr} is not callable, it is a {type(factory).__name__}"
@@ -131,9 +203,11 @@ def resolve_factory(ref: str) -> Any:
 def _importable_from_here() -> None:
     """Let a module in the folder drill runs from be imported, as `python -m` would.
 
-    The `drill` console script's sys.path starts with its own bin folder, not the current one.
-    Appended, not prepended: a learner's file never shadows an installed package. Worker
-    processes inherit sys.path from the parent, so they find the same module."""
+    Only for a module:factory typed on the command line: nothing a file says (an incident, a
+    save, a config) ever reaches here. The `drill` console script's sys.path starts with its
+    own bin folder, not the current one. Appended, not prepended: a learner's file never
+    shadows an installed package. Worker processes inherit sys.path from the parent, so they
+    find the same module."""
     here = os.getcwd()
     if here not in sys.path and "" not in sys.path:
         sys.path.append(here)
@@ -154,14 +228,15 @@ def load_replica(
     Raises ReplicaRefused with one line naming the replica and what is wrong: a ref that does
     not import, settings the factory refuses, a missing method or attribute.
     """
-    ref = canonical_ref(ref)
+    choice = str(ref).strip() if ref else None
+    ref = canonical_ref(choice)
     given = _plain(dict(settings or {}), ref)
-    factory = resolve_factory(ref)
+    factory = resolve_factory(ref, from_here=is_code_ref(choice) and ref not in BUILTIN.values())
     try:
         impl = factory(dict(given))
     except (ValueError, TypeError) as exc:
         raise ReplicaRefused(f"replica {short_name(ref)}: {exc}") from exc
-    return LoadedReplica(ref, given, impl, config_hash=config_hash)
+    return LoadedReplica(choice or ref, given, impl, config_hash=config_hash)
 
 
 class LoadedReplica:
@@ -178,6 +253,7 @@ class LoadedReplica:
         *,
         config_hash: str | None = None,
     ) -> None:
+        self.choice = str(ref).strip()  # as chosen: a name, or module:factory
         self.ref = canonical_ref(ref)
         self.impl = impl
         check_interface(impl, short_name(self.ref))
@@ -223,7 +299,7 @@ class LoadedReplica:
         """Plain data (crosses a process spawn): load_replica(**spec) builds the same replica,
         with this one's identity."""
         return {
-            "ref": self.ref,
+            "ref": self.choice,  # a name resolves again in the worker, as it did here
             "settings": dict(self.given_settings),
             "config_hash": self.config_hash,
         }
@@ -280,9 +356,98 @@ def source_digest(ref: str) -> str:
     path = getattr(module, "__file__", None)
     if not path:
         return ""
-    here = Path(path)
-    package = getattr(module, "__package__", "") or ""
-    files = sorted(here.parent.glob("*.py")) if package else [here]
+    return _digest(Path(path), bool(getattr(module, "__package__", "") or ""))
+
+
+def replica_fingerprint(choice: str | None, *, from_here: bool = False) -> str:
+    """source_digest of a replica's module, found on the import path without importing it.
+
+    A save records it, so a replay can tell that the replica's source changed since the night
+    before anything of it runs. It depends only on the files' names and bytes, so the same
+    source gives the same fingerprint on any machine. from_here: look in the current folder
+    too, after the import path (a module:factory typed on the command line). "" when the
+    module is not a file or cannot be found."""
+    module_name = canonical_ref(choice).partition(":")[0]
+    module = sys.modules.get(module_name)
+    if module is not None and getattr(module, "__file__", None):
+        return source_digest(canonical_ref(choice))
+    spec = _find_spec_without_import(module_name, [os.getcwd()] if from_here else [])
+    if spec is None or not spec.has_location or not spec.origin:
+        return ""
+    is_package = spec.submodule_search_locations is not None
+    return _digest(Path(spec.origin), is_package or "." in module_name)
+
+
+def _find_spec_without_import(module_name: str, extra: list[str]) -> Any:
+    """The module's spec, found level by level through the import system's finders, so no
+    package's __init__ runs (importlib.util.find_spec imports the parents)."""
+    spec = None
+    search: Any = None
+    parts = module_name.split(".")
+    for depth in range(len(parts)):
+        name = ".".join(parts[: depth + 1])
+        loaded = sys.modules.get(name)
+        spec = getattr(loaded, "__spec__", None) if loaded is not None else None
+        if spec is None:
+            spec = _find(name, search, extra if depth == 0 else [])
+        if spec is None:
+            return None
+        # A plain list: a namespace package's own path object looks its parent up in
+        # sys.modules, where nothing was imported.
+        locations = spec.submodule_search_locations
+        search = None if locations is None else list(getattr(locations, "_path", locations))
+        if depth < len(parts) - 1 and search is None:
+            return None
+    return spec
+
+
+def _find(name: str, search: Any, extra: list[str]) -> Any:
+    if search is not None:
+        found = _find_in_folders(name, search)
+        if found is not None:
+            return found
+    for finder in sys.meta_path:
+        find_spec = getattr(finder, "find_spec", None)
+        if find_spec is None:
+            continue
+        try:
+            spec = find_spec(name, search)
+        except (ImportError, ValueError, KeyError, AttributeError):
+            spec = None  # a finder that cannot say (a namespace needs its parent imported)
+        if spec is not None:
+            return spec
+    return _find_in_folders(name, extra) if extra else None
+
+
+def _find_in_folders(name: str, folders: list[str]) -> Any:
+    """The spec of `name` in these folders, as the path finder would give it, including a
+    namespace package spread over several (whose own finder wants its parent imported)."""
+    loaders = [
+        (importlib.machinery.ExtensionFileLoader, importlib.machinery.EXTENSION_SUFFIXES),
+        (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES),
+        (importlib.machinery.SourcelessFileLoader, importlib.machinery.BYTECODE_SUFFIXES),
+    ]
+    portions: list[str] = []
+    for folder in folders:
+        if not isinstance(folder, str) or not os.path.isdir(folder):
+            continue
+        spec = importlib.machinery.FileFinder(folder, *loaders).find_spec(name)
+        if spec is None:
+            continue
+        if spec.loader is not None:
+            return spec
+        portions.extend(spec.submodule_search_locations or [])
+    return _namespace_spec(name, portions) if portions else None
+
+
+def _namespace_spec(name: str, portions: list[str]) -> Any:
+    spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    spec.submodule_search_locations = portions
+    return spec
+
+
+def _digest(here: Path, in_package: bool) -> str:
+    files = sorted(here.parent.glob("*.py")) if in_package else [here]
     digest = hashlib.sha256()
     for file in files:
         try:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from drill import paths
+from drill.commands.printing import say
 from drill.engine.static_check import check
 from drill.errors import UserError
 from drill.incident.errors import IncidentError, Problem, sorted_unique
@@ -34,10 +35,10 @@ def validate(args: argparse.Namespace) -> int:
             continue
         problems += check(loaded)
     for problem in sorted_unique(problems):
-        print(problem, file=sys.stderr)
+        say(str(problem), err=True)
     if problems:
         return 2
-    print(f"{len(files)} incident{'s' if len(files) != 1 else ''} valid")
+    say(f"{len(files)} incident{'s' if len(files) != 1 else ''} valid")
     return 0
 
 
@@ -87,7 +88,7 @@ def new(args: argparse.Namespace) -> int:
     else:
         text = STARTER.format(id=name, schema=schema_ref)
     target.write_text(text, encoding="utf-8")
-    print(f"wrote {target}; check it with `drill validate {target}`")
+    say(f"wrote {target}; check it with `drill validate {target}`")
     return 0
 
 

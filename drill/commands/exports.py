@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from drill.commands.printing import say, write
 from drill.errors import UserError
 
 
@@ -13,20 +14,22 @@ def runbook(args: argparse.Namespace) -> int:
 
     if args.edit and not sys.stdin.isatty():
         raise UserError("--edit needs a terminal for $EDITOR; write to a file with -o instead")
-    text = write_runbook(args.saves, args.output, edit=args.edit)
+    text = write_runbook(
+        args.saves, args.output, edit=args.edit, replica=getattr(args, "replica", None)
+    )
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(text)
+        write(text)
     return 0
 
 
 def report(args: argparse.Namespace) -> int:
     from drill.report import write_report
 
-    page = write_report(args.save, args.output)
+    page = write_report(args.save, args.output, replica=getattr(args, "replica", None))
     if args.output:
-        print(f"wrote {args.output}")
+        say(f"wrote {args.output}")
     else:
-        sys.stdout.write(page)
+        write(page)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from drill.commands.printing import print_json
+from drill.commands.printing import print_json, say
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 
@@ -31,7 +31,7 @@ def list_incidents(args: argparse.Namespace) -> int:
         return 0
     width = max((len(row["id"]) for row in rows), default=0)
     for number, row in enumerate(rows, start=1):
-        print(
+        say(
             f"{number}. {row['id']:<{width}}  {row['difficulty']:<8} ~{row['estimated_minutes']}m  {row['title']}"
         )
     return 0

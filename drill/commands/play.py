@@ -13,7 +13,7 @@ from pathlib import Path
 from drill.errors import UserError
 from drill.incident.errors import IncidentError
 from drill.incident.library import resolve_incident, shipped_incident_files
-from drill.replica_choice import choose_replica, project_replica, refuse_other_replica
+from drill.replica_choice import choose_replica, project_replica
 from drill.saves.files import check_new_save_path
 
 
@@ -58,9 +58,9 @@ def app_options(args: argparse.Namespace) -> dict:
                 backend=backend,
                 ranks=ranks,
                 save_path=save_path,
+                replica=replica,
             )
             seed, backend = save.seed, save.backend
-            refuse_other_replica(resume, save, replica)
         else:
             check_ranks(ranks)
             check_seed(seed)

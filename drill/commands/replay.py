@@ -1,7 +1,8 @@
 """`drill replay SAVE [--json] [--verify]`: the saved night again, through the same engine.
 
 With --verify, exit 0 means every field of every line was reproduced: the header's incident,
-each action, the score and the end time. Exit 1 names the first line and field that differ, or
+seed, backend, engine and drill versions (drill/saves/header_check.py), each action, the score
+and the end time. Exit 1 names the first line and field that differ, or
 says what could not be checked (a save that ends before its score line, or with a line cut
 short), so an unfinished save is never reported as verified.
 """
@@ -9,13 +10,14 @@ short), so an unfinished save is never reported as verified.
 from __future__ import annotations
 
 import argparse
-import sys
 
-from drill.commands.printing import print_json
+from drill import ENGINE_VERSION, __version__
+from drill.commands.printing import print_json, say
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
-from drill.replica_choice import with_replica
+from drill.replica_choice import replica_for_save, with_replica
 from drill.saves import Save, check_incident, read_save, resolve_saved_incident
+from drill.saves.header_check import edited_header, other_version
 from drill.saves.verify import compare_score
 from drill.session import ReplayMismatch, Session, mismatch, provenance, replica_figures_differ
 
@@ -24,27 +26,38 @@ EXIT_MISMATCH = 1
 
 def replay(args: argparse.Namespace) -> int:
     save = read_save(args.save)
+    # The replica the night ran, checked before anything of it is imported.
+    ran = replica_for_save(save, getattr(args, "replica", None))
     loaded = resolve_incident(args.incident) if args.incident else resolve_saved_incident(save)
-    loaded = with_replica(loaded, save.replica)  # replay with the replica the night ran
+    loaded = with_replica(loaded, ran)
     check_incident(save, loaded)
+    if args.verify:
+        edited = edited_header(save)
+        if edited:
+            say(f"drill: replay differs: {edited}", err=True)
+            return EXIT_MISMATCH
+        other = other_version(save, engine_version=ENGINE_VERSION, drill_version=__version__)
+        if other and not getattr(args, "across_versions", False):
+            say(f"drill: not verified: {other}", err=True)
+            return EXIT_MISMATCH
     session = Session.for_replay(loaded, save)
     try:
         try:
             session.replay(save, verify=args.verify)
         except ReplayMismatch as exc:
-            print(f"drill: replay differs: {exc}", file=sys.stderr)
+            say(f"drill: replay differs: {exc}", err=True)
             return EXIT_MISMATCH
         if args.verify:
             gap = unchecked(save)
             if gap:
-                print(f"drill: not verified: {gap}", file=sys.stderr)
+                say(f"drill: not verified: {gap}", err=True)
                 return EXIT_MISMATCH
         score = session.finish()
         if args.verify:
             tolerant = replica_figures_differ(save)
             found = compare_score(score.to_json(), session.drill.end_time, save, tolerant=tolerant)
             if found is not None:
-                print(f"drill: replay differs: {mismatch(save, found)}", file=sys.stderr)
+                say(f"drill: replay differs: {mismatch(save, found)}", err=True)
                 return EXIT_MISMATCH
         data = account(session.drill)
         report = session.drill.replica_report()
@@ -55,9 +68,9 @@ def replay(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
         else:
-            print(render_text(session.drill, data))
+            say(render_text(session.drill, data))
             if args.verify:
-                print(
+                say(
                     f"Verified: the header, all {len(save.actions)} actions, the score and the"
                     f" end time match {save.path}{provenance(save)}."
                 )

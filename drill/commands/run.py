@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
-from drill.commands.printing import print_json
+from drill.commands.printing import print_json, say
 from drill.engine import timed
 from drill.engine.account import account, render_text
 from drill.engine.headless import play as play_actions
 from drill.errors import UserError
 from drill.incident.library import resolve_incident
-from drill.replica_choice import choose_replica, refuse_other_replica
+from drill.replica_choice import choose_replica
 from drill.session import (
     OptionError,
     Session,
@@ -35,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
                 backend=args.backend,
                 ranks=args.ranks,
                 save_path=args.save,
+                replica=getattr(args, "replica", None),
             )
-            refuse_other_replica(args.resume, save, getattr(args, "replica", None))
         else:
             if not args.incident:
                 raise UserError(
@@ -96,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
             # Not in the JSON: the account is the night's, identical wherever it is saved.
-            print(f"drill: saved to {session.save_path}", file=sys.stderr)
+            say(f"drill: saved to {session.save_path}", err=True)
         else:
             data["save"] = str(session.save_path)
-            print(render_text(session.drill, data))
+            say(render_text(session.drill, data))
     finally:
         session.close()
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from drill.commands.printing import say, write
 from drill.errors import UserError
 from drill.incident.errors import IncidentError
 
@@ -71,7 +72,7 @@ def season(args: argparse.Namespace) -> int:
     else:
         from drill.season.text import render
 
-        sys.stdout.write(render(figures))
+        write(render(figures))
         if args.report:
-            print(f"wrote {args.report}")
+            say(f"wrote {args.report}")
     return 0

@@ -3,7 +3,9 @@
 Each browser tab that opens the page starts its own `drill play` process with the same flags,
 so a night in the browser is the terminal game: the same screens, the same saves. The server
 listens on 127.0.0.1 unless told otherwise, and says so loudly when it is told: the game has no
-login, so anyone who reaches the address plays as you and writes saves on this machine.
+login, so anyone who reaches the address plays as you and writes saves on this machine. A
+game's websocket is taken only from the server's own page (drill/commands/serve_origin.py), so
+a page on another site open in the same browser cannot start one.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ def serve(args: argparse.Namespace) -> int:
             " the game has no login.",
             file=sys.stderr,
         )
-    from textual_serve.server import Server
+    from drill.commands.serve_origin import OriginCheckedServer
 
-    server = Server(
+    server = OriginCheckedServer(
         command,
         host=args.host,
         port=args.port,

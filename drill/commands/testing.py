@@ -12,9 +12,9 @@ component its `loses_in` names.
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass, replace
 
+from drill.commands.printing import say
 from drill.engine.discipline import discipline_value
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, reference_actions, score_against
@@ -198,10 +198,10 @@ def run_tests(args: argparse.Namespace) -> int:
         incident = load_incident(path).incident
         for check in check_incident(incident, args.backend):
             mark = "ok  " if check.ok else "FAIL"
-            print(f"{mark} {check.incident} seed {check.seed} {check.runbook}: {check.detail}")
+            say(f"{mark} {check.incident} seed {check.seed} {check.runbook}: {check.detail}")
             failed += not check.ok
     if failed:
-        print(f"{failed} expectation(s) failed", file=sys.stderr)
+        say(f"{failed} expectation(s) failed", err=True)
         return 1
-    print(f"all expectations hold for {len(files)} incident(s)")
+    say(f"all expectations hold for {len(files)} incident(s)")
     return 0

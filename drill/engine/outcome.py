@@ -64,6 +64,11 @@ class Outcome:
     # Figures read as an expectation over the ensemble (drill/engine/ensemble.py): component
     # name -> {"nights": N, "mean": figure, "values": per night, "dropped": count, ...}.
     expected: dict[str, dict] = field(default_factory=dict)
+    # Risk left behind (drill/sim/exposure.py), over the whole night: GPU seconds a broken node
+    # the learner could see was offered to others while schedulable, and other teams' GPU
+    # seconds lost to a throttled GPU or flapping leaf left in place. Priced into `harms`.
+    risk_gpu_seconds: float = 0.0
+    slowed_gpu_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -122,6 +127,10 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.others = collateral.other_jobs(drill, whole)
     outcome.harms = [[h.time, h.kind, h.gpu_seconds, h.text] for h in world.ledger.harms]
     outcome.healthy_gpu_seconds = round(_healthy_taken(drill, whole), 3)
+    world.exposure.settle()
+    outcome.risk_gpu_seconds = round(world.exposure.risk_gpu_seconds, 3)
+    outcome.slowed_gpu_seconds = round(world.exposure.slowed_gpu_seconds, 3)
+    outcome.harms += collateral.left_behind(drill)
     if plan and drill.incident.plan is not None:
         lines = plan_check.plan_lines(drill)
         nights = plan_check.ensemble_fallbacks(drill.incident, drill.seed, lines)

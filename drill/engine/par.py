@@ -2,7 +2,8 @@
 
 Both are real runs through the same engine and backend, measured like the learner's run, and
 cached so they are paid for once. The cache folder is the caller's choice (the session layer
-passes saves/cache); without one, results are kept for this process only. The key is a hash of
+passes saves/cache); without one, or when that folder cannot be read or written (one warning
+line, drill/engine/cache_files.py), results are kept for this process only. The key is a hash of
 the engine, simulation, incident-loader and replica source (drill/fingerprint.py), the
 incident's content, the seed, the backend and the torch build, so no code change can serve a
 stale par.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from drill.atomic_file import write_text_atomic
 from drill.engine import ensemble
+from drill.engine.cache_files import cache_warning
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.outcome import Outcome, measure
@@ -132,6 +134,8 @@ def _torch_version() -> str | None:
 
 # Par and floor computed in this process, by cache key: what a caller with no folder gets.
 _MEMORY: dict[str, dict] = {}
+# Par and floor whose cache file could not be written, by that file's path.
+_UNKEPT: dict[str, dict] = {}
 
 
 def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None) -> dict:
@@ -139,15 +143,12 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
     path = Path(cache_dir) / "par" / f"{key}.json" if cache_dir is not None else None
     if path is None and key in _MEMORY:
         return _MEMORY[key]
-    if path is not None and path.exists():
-        try:
-            data = json.loads(path.read_text())
-            Outcome(**data["par"]), Outcome(**data["floor"])  # still the shape this code reads
-            _floor_nights(data)
-            if isinstance(data.get("reference_actions"), list):
-                return data
-        except (ValueError, KeyError, TypeError):
-            pass  # a damaged cache entry is recomputed
+    if path is not None and str(path) in _UNKEPT:  # its folder could not keep it before
+        return _UNKEPT[str(path)]
+    if path is not None:
+        data = _read_cached(path)
+        if data is not None:
+            return data
     floor, _, floor_variants = _measured(incident, seed, backend, [], "nobody", cache_dir)
     floor_nights = [n.outcome for n in floor_variants]
     par, actions, par_variants = _measured(
@@ -164,7 +165,11 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
     if path is None:
         _MEMORY[key] = data
     else:
-        write_text_atomic(path, json.dumps(data, sort_keys=True))
+        try:
+            write_text_atomic(path, json.dumps(data, sort_keys=True))
+        except OSError as exc:
+            cache_warning(path.parent, "write to", exc)
+            _UNKEPT[str(path)] = data  # the folder cannot keep it: this process does
     return data
 
 
@@ -174,6 +179,28 @@ def _floor_nights(data: dict) -> list[Outcome | None]:
     if len(nights) != len(ensemble.variants()):
         raise ValueError("an ensemble of another size")
     return nights
+
+
+def _read_cached(path: Path) -> dict | None:
+    """A cached par and floor, or None to compute them: missing, damaged or unreadable."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        return None  # a plain file where the folder should be: the write says so
+    except OSError as exc:
+        cache_warning(path.parent, "read", exc)
+        return None
+    try:
+        data = json.loads(text)
+        Outcome(**data["par"]), Outcome(**data["floor"])  # still the shape this code reads
+        _floor_nights(data)
+        if isinstance(data.get("reference_actions"), list):
+            return data
+    except (ValueError, KeyError, TypeError):
+        pass  # a damaged cache entry is recomputed
+    return None
 
 
 def par_and_floor(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from drill.engine.cache_files import cache_warning
 from drill.engine.temp_dirs import make_temp_dir
 from drill.incident.models import Incident
 from drill.sim.training import LoadOutcome
@@ -335,14 +336,27 @@ class ReplicaTraining:
     def _baseline(self, keep):
         from replica.baseline import load_or_train_baseline
 
-        return load_or_train_baseline(
-            self.replica,
-            backend=self.backend,
-            world_size=self.full_ranks,
-            steps=self.steps,
-            keep_steps=keep,
-            cache_dir=self.cache_dir,
-        )
+        def load():
+            return load_or_train_baseline(
+                self.replica,
+                backend=self.backend,
+                world_size=self.full_ranks,
+                steps=self.steps,
+                keep_steps=keep,
+                cache_dir=self.cache_dir,
+            )
+
+        private = self.run_dir / "baseline-cache"
+        if self.cache_dir == private:
+            return load()
+        try:
+            return load()
+        except OSError as exc:
+            # The shared cache is best-effort: a dangling link, a plain file or a full disk
+            # there costs a training in this run's own folder, never the night.
+            cache_warning(self.cache_dir, "use", exc)
+            self.cache_dir = private
+            return load()
 
     def close(self) -> None:
         shutil.rmtree(self.run_dir, ignore_errors=True)

@@ -302,8 +302,11 @@ class Plan(Strict):
     )
 
 
-# module:factory, or a shipped replica's short name (replica/interface.py knows which exist).
-REPLICA_FACTORY = re.compile(r"[a-z][a-z0-9-]*|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*")
+# An installed replica's name (shipped, or a `drill.replicas` entry point): no colon, no dots,
+# so an incident can never name a module to import. Only a person at the command line names
+# code (`--replica module:factory`). replica/interface.py's NAME_RE is the same rule.
+REPLICA_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+REPLICA_FACTORY = re.compile(REPLICA_NAME)
 
 
 class JobSpec(Strict):
@@ -365,9 +368,11 @@ class JobSpec(Strict):
     replica_factory: str | None = Field(
         None,
         max_length=200,
-        description="which replica trains for this job: module:factory (a learner's own, see"
-        " docs/bring-your-replica.md) or a shipped one (addition-gpt, spiral-mlp); default"
-        " addition-gpt. `replica` holds its settings",
+        description="which replica trains for this job, by the name it is installed under: a"
+        " shipped one (addition-gpt, spiral-mlp) or a `drill.replicas` entry point of an"
+        " installed package (see docs/bring-your-replica.md); default addition-gpt. Never a"
+        " module path: an incident cannot name code. `replica` holds its settings",
+        json_schema_extra={"pattern": f"^{REPLICA_NAME}$"},
     )
 
     @field_validator("replica_factory")
@@ -375,8 +380,9 @@ class JobSpec(Strict):
     def _replica_factory(cls, value: str | None) -> str | None:
         if value is not None and not REPLICA_FACTORY.fullmatch(value):
             raise ValueError(
-                f"{value!r} is not a replica: write module:factory (for example"
-                " myweek.replica:make) or a shipped one (addition-gpt, spiral-mlp)"
+                f"{value!r} names code, and an incident cannot name code: name an installed"
+                " replica (addition-gpt, spiral-mlp, or a drill.replicas entry point), or let"
+                " the learner choose theirs with `--replica module:factory` on the command line"
             )
         return value
 

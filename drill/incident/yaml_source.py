@@ -42,6 +42,7 @@ from yaml.resolver import Resolver
 
 from drill.errors import InternalError
 from drill.incident.errors import IncidentError, Problem, sorted_unique
+from drill.text_safety import codepoint, first_unsafe
 
 if yaml.__with_libyaml__:
     from yaml.cyaml import CParser
@@ -247,6 +248,16 @@ if yaml.__with_libyaml__:
 
 else:  # pragma: no cover - PyYAML built without libyaml
     FastBoundedLoader = None
+
+
+def _field_name(path: Loc | None) -> str:
+    """`hints[2].text` for a value's key path; a key itself has no path here."""
+    if path is None:
+        return "this key"
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else f".{part}" if name else str(part)
+    return name or "this text"
 
 
 def _depth_message() -> str:
@@ -541,7 +552,7 @@ class _Builder:
     def build(self, node: Node, path: Loc, position: Position) -> Any:
         self.values[path] = position
         if isinstance(node, ScalarNode):
-            return self.scalar(node)
+            return self.scalar(node, path)
         if isinstance(node, SequenceNode):
             if node.tag != SEQ_TAG:
                 self.report(node.start_mark, _tag_message(node.tag, "a list"))
@@ -624,7 +635,7 @@ class _Builder:
             )
         return _INVALID
 
-    def scalar(self, node: ScalarNode) -> Any:
+    def scalar(self, node: ScalarNode, path: Loc | None = None) -> Any:
         tag = node.tag
         text = node.value
         if len(text) > MAX_STRING:
@@ -635,7 +646,7 @@ class _Builder:
             )
             return _INVALID
         if tag == STR_TAG:
-            return self.text(node, text)
+            return self.text(node, text, path)
         if tag == NULL_TAG:
             return None
         if tag == BOOL_TAG:
@@ -646,11 +657,11 @@ class _Builder:
             return self.number(node, self.loader.construct_yaml_float, "a number")
         if tag == MERGE_TAG:
             # `<<` in a value position is just text; it only merges when it is a key.
-            return self.text(node, text)
+            return self.text(node, text, path)
         self.report(node.start_mark, _tag_message(tag, "a plain value"))
-        return self.text(node, text)
+        return self.text(node, text, path)
 
-    def text(self, node: ScalarNode, text: str) -> Any:
+    def text(self, node: ScalarNode, text: str, path: Loc | None = None) -> Any:
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
@@ -658,6 +669,15 @@ class _Builder:
                 node.start_mark,
                 "this text holds a lone surrogate escape (like \\ud800); write the character"
                 " itself or a full \\U escape",
+            )
+            return _INVALID
+        bad = first_unsafe(text)
+        if bad is not None:
+            # Written as an escape ("\e[2J"): every text here reaches a terminal, which would
+            # obey it (drill/text_safety.py).
+            self.report(
+                node.start_mark,
+                f"control character {codepoint(bad)} in {_field_name(path)}; remove it",
             )
             return _INVALID
         return text
@@ -760,13 +780,15 @@ def _yaml_error_problem(exc: yaml.YAMLError, text: str, filename: str) -> Proble
     if isinstance(exc, yaml.reader.ReaderError):
         line, col = _offset_position(text, int(exc.position))
         code = exc.character if isinstance(exc.character, int) else 0
-        return Problem(
-            filename,
-            line,
-            col,
-            f"character #x{code:04x} is not allowed in YAML; remove it, or inside double"
-            " quotes write it as an escape like \\x07",
-        )
+        if first_unsafe(chr(code)) is not None:
+            # A control character is refused as an escape too, so an escape is no fix.
+            fix = "is a control character, which an incident never needs; remove it"
+        else:
+            fix = (
+                "is not allowed in YAML; remove it, or inside double quotes write it as an"
+                " escape like \\uFFFE"
+            )
+        return Problem(filename, line, col, f"character #x{code:04x} {fix}")
     if isinstance(exc, yaml.MarkedYAMLError):
         opened = _never_closed(exc)
         if opened is not None:

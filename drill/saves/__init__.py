@@ -6,13 +6,13 @@
     {"type": "action", "n": 1, "time": 1230.0, "end": 1290.0, "text": "health gpu-a-2",
      "accepted": true, "result": "..."}
     {"type": "text", "key": "runbook.health", "value": "..."}      learner's own words
-    {"type": "score", "score": {...}, "end_time": ...}
+    {"type": "score", "score": {...}, "end_time": ..., "seed": ..., "backend": ...}
 
 The modules: reader (every field of every line checked, located errors), json_line (bounded
 parsing of one line), files (opening without following links, regular files only), writer
 (whole lines or none), origin (machine and torch build), verify (what a replay must reproduce),
 incident (the incident a save names, read only from allowed places), folder (new names, best
-scores).
+scores), lock (one writer per save), header_check (what verify checks in the header first).
 """
 
 from drill.saves.files import MAX_SAVE_BYTES

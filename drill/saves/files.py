@@ -55,6 +55,27 @@ def read_save_bytes(path: str | Path) -> bytes:
         os.close(fd)
 
 
+def read_save_ends(path: str | Path, head: int, tail: int) -> tuple[bytes, bytes, int]:
+    """The first `head` and the last `tail` bytes of a save, and its size, with the same
+    checks as read_save_bytes: for a reader that needs only the header and the score line."""
+    shown = str(path)
+    target = _followed_inside_folder(Path(path), shown)
+    try:
+        fd = os.open(target, _READ)
+    except OSError as exc:
+        raise SaveError(shown, 1, _why_not(exc, "read")) from None
+    try:
+        _regular(fd, shown)
+        size = os.fstat(fd).st_size
+        first = os.pread(fd, min(head, size), 0)
+        last = os.pread(fd, min(tail, size), max(0, size - tail))
+        return first, last, size
+    except OSError as exc:
+        raise SaveError(shown, 1, _why_not(exc, "read")) from None
+    finally:
+        os.close(fd)
+
+
 def check_new_save_path(path: Path) -> None:
     """The checks create_save_file makes, without creating anything: for a command to refuse a
     bad --save before a night starts."""

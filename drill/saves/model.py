@@ -34,9 +34,11 @@ class Save:
     score: dict[str, Any] | None = None
     end_time: float | None = None  # from the score line
     score_line: int | None = None
+    scored_as: dict[str, Any] = field(default_factory=dict)  # seed, backend on the score line
     lines: int = 0  # complete lines read, the header included
     truncated: bool = False  # the last line was cut short (a crash mid-write)
     needs_newline: bool = False  # the last line is whole but has no newline after it
+    size: int = 0  # bytes read: a writer that finds the file grown since knows another wrote
 
     @property
     def seed(self) -> int:
@@ -52,7 +54,8 @@ class Save:
 
     @property
     def replica(self) -> str | None:
-        """The replica the night ran (module:factory or a shipped name); None: the default."""
+        """The replica the night ran (an installed replica's name, or the module:factory the
+        command line gave); None: the default."""
         replica = self.header.get("replica")
         return replica if isinstance(replica, str) and replica else None
 

@@ -6,7 +6,7 @@ The game writes exactly these lines, with exactly these fields:
              incident_path seed backend ranks origin
     action   type n time end text accepted result
     text     type key value        (the learner's own words; the debrief writes them after the score)
-    score    type score end_time
+    score    type score end_time [seed backend]   (the header's again; older saves lack them)
 
 A field missing, unknown or of the wrong kind is an error naming its line, so an edited or
 damaged save is refused here instead of misleading a replay. Lines are split on "\\n" alone (a
@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from drill.incident.bounds import MAX_NIGHT
 from drill.saves.files import read_save_bytes
 from drill.saves.json_line import parse_record
 from drill.saves.model import Save, SavedAction, SaveError
@@ -31,9 +32,15 @@ from drill.saves.origin import KEYS as ORIGIN_KEYS
 FORMAT = 2  # 2 added the header's `origin`; format 1 saves are read too
 BACKENDS = ("inprocess", "gloo", "sim")
 MAX_RANKS = 64
-MAX_TIME = 86_400.0  # a night lasts at most 12 hours; a day is far past any real save
+MAX_TIME = MAX_NIGHT  # the longest night an incident may have; the engine stops the clock there
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
+# A replica: an installed one's name, or module:factory (replayed only when the command line
+# repeats it; drill/replica_choice.py).
+REPLICA = re.compile(
+    r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+    r"|[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*"
+)
 
 HEADER_FIELDS = {
     "type",
@@ -48,11 +55,15 @@ HEADER_FIELDS = {
     "ranks",
     "origin",
     "replica",
+    "replica_sha256",
 }
 REQUIRED_HEADER = ("type", "format", "incident_id", "incident_sha256", "seed", "backend")
 ACTION_FIELDS = ("type", "n", "time", "end", "text", "accepted", "result")
 TEXT_FIELDS = ("type", "key", "value")
 SCORE_FIELDS = ("type", "score", "end_time")
+# The header's seed and backend again, so that verify can name a header edited after the
+# night was scored; saves from before they were written lack them.
+SCORE_OPTIONAL = ("seed", "backend")
 
 
 def read_save(path: str | Path) -> Save:
@@ -87,6 +98,7 @@ def read_save(path: str | Path) -> Save:
             save.needs_newline = True
     assert save is not None
     save.lines = len(lines) + (1 if save.needs_newline else 0)
+    save.size = len(raw)
     return save
 
 
@@ -113,8 +125,9 @@ def _add_line(save: Save, number: int, record: dict[str, Any]) -> None:
             raise SaveError(path, number, "a text line's `key` must be 1 to 200 characters")
         save.texts[record["key"]] = record["value"]
     elif kind == "score":
-        _fields(path, number, record, SCORE_FIELDS, SCORE_FIELDS, "a score")
-        save.score = _score(path, number, record["score"])
+        _fields(path, number, record, SCORE_FIELDS + SCORE_OPTIONAL, SCORE_FIELDS, "a score")
+        save.score = check_score(path, number, record["score"])
+        save.scored_as = {key: record[key] for key in SCORE_OPTIONAL if key in record}
         save.end_time = _time(path, number, record, "end_time")
         save.score_line = number
     else:
@@ -171,12 +184,25 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             f" the backend's default; it is {_shown(ranks)}",
         )
     replica = record.get("replica")
-    if replica is not None and not (isinstance(replica, str) and 0 < len(replica) <= 200):
+    if replica is not None and not (
+        isinstance(replica, str) and len(replica) <= 200 and REPLICA.fullmatch(replica)
+    ):
         raise SaveError(
             path,
             1,
-            f"the header's `replica` must name a replica (module:factory or a shipped name),"
-            f" or be left out for the default; it is {_shown(replica)}",
+            f"the header's `replica` must name a replica (an installed one's name, or the"
+            f" module:factory the night was run with), or be left out for the default; it is"
+            f" {_shown(replica)}",
+        )
+    replica_sha256 = record.get("replica_sha256")
+    if replica_sha256 is not None and not (
+        replica is not None and isinstance(replica_sha256, str) and SHA256.fullmatch(replica_sha256)
+    ):
+        raise SaveError(
+            path,
+            1,
+            f"the header's `replica_sha256` must be 64 hex digits beside a `replica`; it is"
+            f" {_shown(replica_sha256)}",
         )
     origin = record.get("origin")
     if origin is not None:
@@ -227,7 +253,7 @@ def _action(path: str, number: int, record: dict[str, Any], save: Save) -> Saved
     )
 
 
-def _score(path: str, number: int, score: Any) -> dict[str, Any]:
+def check_score(path: str, number: int, score: Any) -> dict[str, Any]:
     if not isinstance(score, dict):
         raise SaveError(path, number, "a score line's `score` must be an object")
     total = score.get("total")

@@ -21,6 +21,7 @@ from drill.saves.files import (
     open_save_for_append,
     read_save_bytes,
 )
+from drill.saves.lock import lock_save
 from drill.saves.model import Save, SaveError
 from drill.saves.origin import current_origin
 from drill.saves.reader import FORMAT
@@ -32,6 +33,9 @@ class SaveWriter:
         self._fd: int | None = fd
         self.lines = lines  # whole lines in the file
         self._size = size
+        # The header's seed and backend, repeated on the score line: a header edited after the
+        # night was scored then names its changed field in `replay --verify`.
+        self.night: dict[str, Any] = {}
 
     @classmethod
     def start(
@@ -46,7 +50,10 @@ class SaveWriter:
         ranks=None,
         origin: dict[str, Any] | None = None,
         replica: str | None = None,
+        replica_sha256: str | None = None,
+        fd: int | None = None,
     ) -> SaveWriter:
+        """A new save at `path`; `fd` when the caller already created it (claim_new_save)."""
         path = Path(path)
         header = {
             "type": "header",
@@ -64,8 +71,22 @@ class SaveWriter:
         if replica:
             # Only when it is not the shipped default, so default saves stay as they were.
             header["replica"] = replica
-        fd = create_save_file(path)
+            if replica_sha256:  # a learner's replica: its source, so a replay can tell it changed
+                header["replica_sha256"] = replica_sha256
+        if fd is None:
+            fd = create_save_file(path)
         writer = cls(path, fd, lines=0, size=0)
+        writer.night = {"seed": seed, "backend": backend}
+        try:
+            lock_save(fd, str(path))  # held until close: one writer per save
+            if os.fstat(fd).st_size:
+                # An empty file we took over was written by another drill meanwhile.
+                raise SaveError(
+                    str(path), 1, "another drill started a save here just now; pick another path"
+                )
+        except BaseException:
+            writer.close()  # the file is the other drill's: leave it
+            raise
         try:
             writer._write(header)
         except SaveError:
@@ -81,9 +102,21 @@ class SaveWriter:
         whole last line missing its newline gets one."""
         path = Path(save.path)
         fd = open_save_for_append(path)
-        size = os.fstat(fd).st_size
-        writer = cls(path, fd, lines=save.lines, size=size)
+        writer = cls(path, fd, lines=save.lines, size=0)
+        writer.night = {"seed": save.seed, "backend": save.backend}
         try:
+            lock_save(fd, str(path))  # held until close: one writer per save
+            size = os.fstat(fd).st_size
+            if size != save.size:
+                # Another drill wrote between our read and our lock, and has finished: what we
+                # read is stale, and appending after it would double its actions.
+                raise SaveError(
+                    str(path),
+                    save.lines + 1,
+                    "the save changed since it was read (another drill wrote to it); resume"
+                    " again to carry on from what it holds now",
+                )
+            writer._size = size
             if save.truncated:
                 writer._drop_torn_tail(read_save_bytes(path).rfind(b"\n") + 1)
             elif save.needs_newline:
@@ -110,7 +143,7 @@ class SaveWriter:
         self._write({"type": "text", "key": key, "value": value})
 
     def score(self, score: dict[str, Any], end_time: float) -> None:
-        self._write({"type": "score", "score": score, "end_time": round(end_time, 3)})
+        self._write({"type": "score", "score": score, "end_time": round(end_time, 3), **self.night})
 
     @property
     def closed(self) -> bool:

@@ -75,6 +75,8 @@ def _trace_arrivals(world: World, rows: list):
 def _arrivals(world: World, rng, counter: list[int]):
     spec = world.incident.background
     rate = spec.arrivals_per_hour / 3600.0
+    if rate <= 0.0:
+        return  # a rate so small it underflows to zero: nothing ever arrives
     while True:
         yield world.env.timeout(rng.expovariate(rate))
         if world.env.now >= world.incident.night.length:

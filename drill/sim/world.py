@@ -13,6 +13,7 @@ from drill.sim import background, checkpointing, invariants, preemption, runner,
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import Event
+from drill.sim.exposure import Exposure
 from drill.sim.failures import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER, Failures
 from drill.sim.fault_schedule import FaultSchedule
 from drill.sim.jobs import (
@@ -70,6 +71,8 @@ class World:
         self.timeline: list[Event] = []
         # What the night cost others and the cluster: the collateral the score counts.
         self.ledger = Ledger()
+        # Broken nodes the learner could see, left where others' work lands (drill/sim/exposure.py).
+        self.exposure = Exposure(self)
         self._seq = 0
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
@@ -139,6 +142,7 @@ class World:
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
         self.emit("alert", source, text, id=alert.id, severity=severity)
+        self.exposure.paged(alert)
         if not noise:
             self.faults.paged(text)  # a fault triggered by this page starts its clock
 

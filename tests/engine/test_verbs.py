@@ -89,7 +89,7 @@ COSTS = [
     ([], "reboot gpu-b-3", 30),
     ([], "swap gpu-b-4", 60),
     ([], "reset gpu-b-4 --gpu 2", 30),
-    ([], "cancel eval", 15),
+    ([], "cancel train", 15),
     ([], "requeue train", 15),
     ([], "restart train --from scratch", 30),
     (["restart train --world 64"], "hold train", 10),  # 8 nodes: no island fits it
@@ -256,8 +256,9 @@ def test_each_verb_is_filed_under_its_runbook_section():
 
 # -- another team's job ------------------------------------------------------------------------
 
-# The lead's decision, written out: their on-call owns these; cancel and requeue stay open to an
-# operator with cluster rights, and their harm is scored from the effect on that team.
+# The lead's decision, written out: their on-call owns these. Cancel and requeue stop their work
+# and hand you their GPUs, so they are refused like hold and priority (issue 21): harming another
+# team to get ahead is not a move the score prices, it is one the cluster refuses.
 REFUSED_ON_OTHERS = {
     "hold",
     "release",
@@ -269,8 +270,10 @@ REFUSED_ON_OTHERS = {
     "ckpt rm",
     "ckpt prune",
     "stack",
+    "cancel",
+    "requeue",
 }
-ALLOWED_ON_OTHERS = {"status", "logs", "perf", "cancel", "requeue"}
+ALLOWED_ON_OTHERS = {"status", "logs", "perf"}
 
 
 def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
@@ -291,6 +294,8 @@ def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
         "ckpt verify eval 20",
         "ckpt rm eval 20",
         "ckpt prune eval --keep 1",
+        "cancel eval",
+        "requeue eval",
     ],
 )
 def test_acting_on_another_teams_job_is_refused_with_what_to_do_instead(line):
@@ -302,16 +307,6 @@ def test_acting_on_another_teams_job_is_refused_with_what_to_do_instead(line):
     assert "`status eval`" in result.output and "your own job, train" in result.output
     assert "\n" not in result.output
     assert d.now == 600.0 and d.snapshot() == before and repr(d.world.ledger) == ledger
-
-
-@pytest.mark.parametrize("line", ["cancel eval", "requeue eval"])
-def test_cancel_and_requeue_of_another_teams_job_run_and_are_counted_as_harm(line):
-    d = night()
-    assert d.world.jobs["eval"].state == "running"
-    result = d.act(line)
-    assert result.accepted, result.output
-    [kill] = [k for k in d.world.ledger.kills if k.job == "eval"]
-    assert kill.team == "research" and kill.gpu_seconds > 0
 
 
 def test_the_authoring_guide_gives_each_job_verb_its_rule():
@@ -430,6 +425,7 @@ PLAN = {"job": "train", "choices": {"ckpt-every": {"min": 20, "max": 100}}}
         ("03:10 restart train --world many", "--world must be a whole number, got 'many'"),
         ("03:10 wait 13h", "wait between 1s and 12h"),
         ("03:10 hold eval", "eval belongs to team research, and their on-call owns it"),
+        ("03:10 requeue eval", "eval belongs to team research, and their on-call owns it"),
         ("03:10 ckpt prune train 2", "usage: ckpt prune JOB --keep N"),
         ("03:10 health gpu-q-9", "names node 'gpu-q-9', which does not exist"),
         ("03:10 restart train --include gpu-q-9", "names node 'gpu-q-9', which does not exist"),
@@ -452,7 +448,6 @@ def test_reference_lines_the_engine_accepts_pass_validate(tmp_path):
         "03:00 set train ckpt-every 50",
         "03:05 status eval",
         "+0s logs eval --rank 1",
-        "+0s cancel eval",
         "+0s restart train --from latest --exclude gpu-a-1 --world 8",
         "+0s restart train --include gpu-a-1",
         "+0s ckpt prune train --keep 2",

@@ -48,7 +48,19 @@ def test_every_golden_has_written_expectations():
 
 def replay(save: Path, *more: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "drill", "replay", str(save), "--verify", "--json", *more],
+        # --across-versions: a golden was saved by the engine of its day, and the question is
+        # whether today's engine still plays it the same (verify alone stops at line 1).
+        [
+            sys.executable,
+            "-m",
+            "drill",
+            "replay",
+            str(save),
+            "--verify",
+            "--across-versions",
+            "--json",
+            *more,
+        ],  # fmt: skip
         cwd=REPO,
         capture_output=True,
         text=True,

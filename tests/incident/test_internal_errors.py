@@ -26,10 +26,10 @@ def broken_loader(monkeypatch):
     """The loader with a bug: any text value that is not ASCII raises IndexError."""
     real = yaml_source._Builder.text
 
-    def text(self, node, value):
+    def text(self, node, value, *rest):
         if not value.isascii():
             return ()[0]
-        return real(self, node, value)
+        return real(self, node, value, *rest)
 
     monkeypatch.setattr(yaml_source._Builder, "text", text)
 

@@ -153,17 +153,18 @@ def test_settings_out_of_bounds_are_refused_by_validate_and_run(tmp_path) -> Non
 def test_choosing_a_replica_imports_neither_torch_nor_the_replica(tmp_path) -> None:
     # What play and run do at start-up: read the project config, check the name, copy the
     # incident. The factory's module (and torch) load only when the replica backend starts.
-    (tmp_path / "pyproject.toml").write_text('[tool.drill]\nreplica = "someones.replica:make"\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.drill]\nreplica = "spiral-mlp"\n')
     code = f"""
 import sys
 from pathlib import Path
 from drill.incident.library import resolve_incident
 from drill.replica_choice import choose_replica, project_replica
 loaded = resolve_incident("dead-rank")
-assert project_replica(Path({str(tmp_path)!r})) == "someones.replica:make"
+assert project_replica(Path({str(tmp_path)!r})) == "spiral-mlp"
 chosen = choose_replica(loaded, None, folder=Path({str(tmp_path)!r}))
-assert chosen.incident.learner_job.replica_factory == "someones.replica:make"
-assert choose_replica(loaded, "spiral-mlp").incident.learner_job.replica_factory == "spiral-mlp"
+assert chosen.incident.learner_job.replica_factory == "spiral-mlp"
+typed = choose_replica(loaded, "someones.replica:make")  # the command line may name code
+assert typed.incident.learner_job.replica_factory == "someones.replica:make"
 assert loaded.incident.learner_job.replica_factory is None  # the original is untouched
 bad = [m for m in sys.modules if m.split(".")[0] in ("torch", "someones") or m == "replica.spiral_mlp"]
 assert not bad, bad
@@ -180,7 +181,8 @@ print("ok")
     [
         ("[tool.drill]\nreplica = 3\n", "must be a string"),
         ("[tool.drill]\nreplca = 'x:y'\n", "unknown key 'replca'"),
-        ("[tool.drill]\nreplica = 'not a name'\n", "is not a factory name"),
+        ("[tool.drill]\nreplica = 'not a name'\n", "is not a replica name"),
+        ("[tool.drill]\nreplica = 'myweek.replica:make'\n", "a file cannot name code"),
         ("[tool.drill\n", "not valid TOML"),
     ],
 )

@@ -34,8 +34,12 @@ def test_names_resolve_to_one_spelling() -> None:
     assert canonical_ref(None) == DEFAULT_REF == canonical_ref("addition-gpt")
     assert canonical_ref("spiral-mlp") == BUILTIN["spiral-mlp"]
     assert canonical_ref("my_week.replica:make") == "my_week.replica:make"
-    for bad in ("my week:make", "mod:", ":make", "mod.make", "../x:y", "mod:make:again"):
+    for bad in ("my week:make", "mod:", ":make", "../x:y", "mod:make:again"):
         with pytest.raises(ReplicaRefused, match="not a factory name"):
+            canonical_ref(bad)
+    # A dotted path without a colon is neither a factory nor an installed replica's name.
+    for bad in ("mod.make", "my week", "-x"):
+        with pytest.raises(ReplicaRefused, match="not a replica name"):
             canonical_ref(bad)
 
 
@@ -160,3 +164,47 @@ def test_the_spiral_mlp_is_a_real_replica_of_another_kind() -> None:
     verdict = match(other.parameters_copy(), trainer.parameters_copy())
     assert verdict.kind in ("bitexact", "close") and verdict.rel_l2 < 1e-4
     check_replica(replica, steps=300)
+
+
+def test_the_fingerprint_is_the_source_digest_found_without_importing(tmp_path, monkeypatch):
+    # A save records it before the replica is imported, and a replay checks it before importing
+    # anything: it must find the source as import would, run nothing, and agree with the digest
+    # of the module once imported (a top-level module, one in a package, one in a namespace).
+    import hashlib
+    import importlib
+    import sys
+
+    from replica.interface import replica_fingerprint, source_digest
+
+    loud = 'from pathlib import Path\nPath(__file__).with_name("RAN").write_text("x")\n'
+    (tmp_path / "fp_top.py").write_text(loud + "def make(s): return s\n")
+    (tmp_path / "fp_pkg").mkdir()
+    (tmp_path / "fp_pkg" / "__init__.py").write_text(loud)
+    (tmp_path / "fp_pkg" / "model.py").write_text("def make(s): return s\n")
+    (tmp_path / "fp_ns" / "inner").mkdir(parents=True)
+    (tmp_path / "fp_ns" / "inner" / "model.py").write_text("def make(s): return s\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def by_hand(*files) -> str:
+        digest = hashlib.sha256()
+        for file in sorted(files):
+            digest.update(file.name.encode() + b"\0" + hashlib.sha256(file.read_bytes()).digest())
+        return digest.hexdigest()
+
+    cases = {
+        "fp_top:make": by_hand(tmp_path / "fp_top.py"),
+        "fp_pkg.model:make": by_hand(*(tmp_path / "fp_pkg").glob("*.py")),
+        "fp_ns.inner.model:make": by_hand(tmp_path / "fp_ns" / "inner" / "model.py"),
+    }
+    try:
+        for ref, expected in cases.items():
+            assert replica_fingerprint(ref) == expected, ref
+        assert not list(tmp_path.rglob("RAN")), "finding the source ran it"
+        assert not {"fp_top", "fp_pkg", "fp_ns"} & set(sys.modules)
+        for ref, expected in cases.items():
+            importlib.import_module(ref.partition(":")[0])
+            assert source_digest(ref) == expected, ref
+        assert replica_fingerprint("no_such_module_anywhere:make") == ""
+    finally:
+        for name in [m for m in sys.modules if m.split(".")[0] in ("fp_top", "fp_pkg", "fp_ns")]:
+            del sys.modules[name]

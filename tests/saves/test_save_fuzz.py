@@ -21,8 +21,9 @@ from drill.saves import SaveError, best_scores, read_save
 from tests.saves.savekit import play_night
 
 # Fields that say where a save came from or how it is written, not what happened in it: verify
-# does not compare them (a format-1 save still reads and verifies).
-PROVENANCE = {"drill_version", "engine_version", "incident_path", "origin", "ranks", "format"}
+# does not compare them (a format-1 save still reads and verifies). The engine and drill
+# versions are compared: a save from another version is not verified.
+PROVENANCE = {"incident_path", "origin", "ranks", "format"}
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=20),
     lambda inner: (

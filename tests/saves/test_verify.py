@@ -172,7 +172,64 @@ def test_a_save_from_another_engine_says_the_engine_changed(night, tmp_path):
     rows[0]["engine_version"] = "0" * 64  # scored by some other build of the game
     rows[3]["result"] = rows[3]["result"] + " (as the old engine put it)"
     path = write_records(tmp_path / "old-engine.jsonl", rows)
-    message = differs(verify(path))
+    message = differs(run_drill("replay", str(path), "--verify", "--across-versions"))
     assert "the engine changed since this save was made" in message
     assert "scored by engine 000000000000" in message
     assert "the first difference" in message and ":4:" in message
+
+
+# -- the header (issue 20): versions, seed and backend named at line 1 with both values ------
+
+
+def test_a_save_from_another_engine_or_drill_version_is_not_verified(night, tmp_path):
+    from drill import ENGINE_VERSION, __version__
+
+    for key, other, here in (
+        ("engine_version", "0" * 64, ENGINE_VERSION[:12]),
+        ("drill_version", "0.0.9", __version__),
+    ):
+        rows = records(night)
+        rows[0][key] = other
+        path = write_records(tmp_path / f"{key}.jsonl", rows)
+        message = differs(verify(path))
+        assert message.startswith(f"drill: not verified: {path}:1: the header's `{key}` is")
+        assert json.dumps(other[:12]) in message and json.dumps(here) in message
+        assert "cannot be verified exactly" in message
+        # Asked for, the replay runs, and this save (untouched but for the version) matches.
+        done = run_drill("replay", str(path), "--verify", "--across-versions")
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_version_differing_only_past_the_short_form_shows_it_whole(night, tmp_path):
+    from drill import ENGINE_VERSION
+
+    rows = records(night)
+    rows[0]["engine_version"] = ENGINE_VERSION[:-1] + ("0" if ENGINE_VERSION[-1] != "0" else "1")
+    path = write_records(tmp_path / "last-digit.jsonl", rows)
+    message = differs(verify(path))
+    assert json.dumps(rows[0]["engine_version"]) in message
+    assert json.dumps(ENGINE_VERSION) in message
+
+
+@pytest.mark.parametrize(("key", "edited"), [("seed", 7), ("backend", "inprocess")])
+def test_an_edited_seed_or_backend_is_named_at_line_one_with_both_values(
+    night, tmp_path, key, edited
+):
+    rows = records(night)
+    kept = rows[0][key]
+    rows[0][key] = edited
+    path = write_records(tmp_path / f"{key}.jsonl", rows)
+    message = differs(verify(path))
+    assert message.startswith(f"drill: replay differs: {path}:1: the header's `{key}` is")
+    assert json.dumps(edited) in message and json.dumps(kept) in message
+    assert f"line {len(rows)}" in message
+
+
+def test_crlf_line_ends_are_refused_as_damaged(night, tmp_path):
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(night.read_bytes().replace(b"\n", b"\r\n"))
+    done = verify(path)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stderr.startswith(f"drill: {path}:1: this line ends with a carriage return")

@@ -11,8 +11,8 @@ from drill.engine.drill import Drill
 from drill.engine.par import measured_run, par_and_floor
 from drill.sim.rng import substream
 from tests.clikit import run_drill
-from tests.scoring.nights import facts, incident, reference_score, score_of
-from tests.scoring.test_worse_practice import _dead_rank_fix, _running_others
+from tests.scoring.nights import facts, incident, reference_score, score_of, state_after
+from tests.scoring.test_worse_practice import _dead_rank_fix
 
 SEEDS = (1, 2, 3)
 
@@ -85,16 +85,18 @@ def test_a_variant_redraws_only_the_unknowable_streams():
 
 
 def test_a_variant_where_a_line_would_be_refused_is_dropped_and_counted():
-    # Cancelling other teams' jobs named tonight: on a variant night those names are other jobs
-    # or none at all, so the line would mean something else there.
-    victims = _running_others("dead-rank", 1, [*_dead_rank_fix(1), "+20m queue"], 3)
-    lines = [*_dead_rank_fix(1), "+20m queue", *(f"+0s cancel {job}" for job in victims)]
+    # A look at other teams' jobs named tonight: on a variant night those names are other jobs
+    # or none at all, so the line would be refused or mean something else there.
+    lines = [*_dead_rank_fix(1), "+20m queue"]
+    d = state_after("dead-rank", 1, lines)
+    others = sorted(n for n, j in d.world.jobs.items() if not j.yours and j.submitted)[-3:]
+    lines += [f"+0s status {job}" for job in others]
     mine = measured_run(incident("dead-rank"), 1, "sim", lines, "learner")
     expected = mine.expected["collateral"]
     assert expected["dropped"] >= 1
     assert expected["nights"] == nights() - expected["dropped"]
     assert len(expected["dropped_why"]) == expected["dropped"]
-    assert any(victims[0] in why or "refused" in why for why in expected["dropped_why"])
+    assert any(job in why for why in expected["dropped_why"] for job in others)
     score = score_of("dead-rank", 1, "sim", lines)
     assert "were not used" in score.component("collateral").why
 
@@ -102,7 +104,9 @@ def test_a_variant_where_a_line_would_be_refused_is_dropped_and_counted():
 def test_par_and_floor_carry_their_own_expectations():
     par, floor = par_and_floor(incident("dead-rank"), 2, "sim")
     assert par.expected["collateral"]["nights"] >= 2
-    assert floor.expected["collateral"]["mean"] == 0.0  # nobody acting harms nobody
+    # Nobody acting has no line to refuse; its own risk (a paged node left schedulable) counts.
+    assert floor.expected["collateral"]["nights"] == nights()
+    assert floor.expected["collateral"]["mean"] >= 0.0
 
 
 def test_the_same_night_scores_the_same_in_another_process(tmp_path):

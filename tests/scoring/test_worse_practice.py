@@ -3,10 +3,10 @@ at two seeds: every runbook here is one a senior on-call engineer would call wro
 must score at least 10 points below its incident's reference.
 
 They were found by trying to game the score: hold, demote or resize another team's urgent job;
-cancel it; a pre-shift plan that keeps one checkpoint; dodging a fault by restarting just before
+cancel it (refused now, so it does nothing); a pre-shift plan that keeps one checkpoint; dodging a fault by restarting just before
 it; looking hours before the fault; `status` standing in for a look at the job; putting a node
 with a dead GPU back in service; deleting the newest good checkpoint; pruning and restarting
-without looking; cancelling other teams' jobs; an idle night with a restart from scratch near
+without looking; rebooting the nodes other teams' jobs run on; an idle night with a restart from scratch near
 the end; a blind restart.
 """
 
@@ -38,14 +38,16 @@ def _newest_good(name: str, seed: int, lines: list[str]) -> int:
     return max(r.step for r in d.learner_job.checkpoints.live() if r.condition == "ok")
 
 
-def _running_others(name: str, seed: int, lines: list[str], count: int) -> list[str]:
-    """Other teams' jobs in the queue at that moment, running ones first."""
+def _their_nodes(name: str, seed: int, lines: list[str], count: int) -> list[str]:
+    """Nodes that run other teams' work and none of the learner's at that moment."""
     d = state_after(name, seed, lines)
-    jobs = [j for j in d.world.jobs.values() if not j.yours and j.submitted]
-    live = [j for j in jobs if j.state in ("running", "pending")]
-    others = [j.name for j in sorted(live, key=lambda j: (j.state != "running", j.name))]
-    assert len(others) >= min(count, 5), f"only {len(others)} other jobs in the queue then"
-    return others[:count]
+    nodes = [
+        n.name
+        for n in d.world.cluster.nodes.values()
+        if n.allocations and not any(d.world.jobs[j].yours for j in n.allocations)
+    ]
+    assert len(nodes) >= min(count, 2), f"only {len(nodes)} nodes run other teams' work then"
+    return sorted(nodes)[:count]
 
 
 def dead_rank_runbooks(seed: int) -> dict[str, list[str]]:
@@ -53,7 +55,7 @@ def dead_rank_runbooks(seed: int) -> dict[str, list[str]]:
     node, fix = f.node, _dead_rank_fix(seed)
     after = [*fix, "+5m ckpt list llm-pretrain"]
     newest = _newest_good("dead-rank", seed, after)
-    victims = _running_others("dead-rank", seed, [*fix, "+20m queue"], 8)
+    theirs = _their_nodes("dead-rank", seed, [*fix, "+20m nodes"], 4)
     return {
         "restart seconds before the fault": [
             f"{f.at(f.fault_time - 5)} restart llm-pretrain --from latest"
@@ -76,7 +78,13 @@ def dead_rank_runbooks(seed: int) -> dict[str, list[str]]:
         ],
         "uncordon the node with the dead GPU": [*fix[:5], f"+2m uncordon {node}", "+0s note back"],
         "delete the newest good checkpoint": [*after, f"+0s ckpt rm llm-pretrain {newest}"],
-        "cancel eight teams' jobs": [*fix, "+20m queue", *(f"+0s cancel {job}" for job in victims)],
+        # Cancelling their jobs is refused now (tests/scoring/test_risk_left_behind.py); a
+        # reboot of the nodes their work runs on is still an operator's call, and costs it.
+        "reboot the nodes other teams run on": [
+            *fix,
+            "+20m nodes",
+            *(f"+0s reboot {node}" for node in theirs),
+        ],
         "idle night, restart from scratch at 04:50": ["04:50 restart llm-pretrain --from scratch"],
         "blind restart at the first page": [
             f"{f.at(f.first_page + 60)} restart llm-pretrain --from latest"

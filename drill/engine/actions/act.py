@@ -34,6 +34,7 @@ def uncordon(ctx: Context, call: Call) -> str:
         mine.exclude.discard(node.name)
         return f"{node.name} is {node.state}; removed it from {mine.name}'s exclude list"
     text = ops.uncordon(ctx.world, node)
+    ctx.world.exposure.returned(node)  # broken, it is risk from now whatever was seen
     if excluded:
         mine.exclude.discard(node.name)
         text += f"; removed it from {mine.name}'s exclude list"

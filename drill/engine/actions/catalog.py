@@ -439,7 +439,6 @@ VERBS: dict[str, Verb] = {
             act.cancel,
             15,
             args=(Arg("job", JOB),),
-            others_jobs=True,
         ),
         Verb(
             "requeue",
@@ -450,7 +449,6 @@ VERBS: dict[str, Verb] = {
             act.requeue,
             15,
             args=(Arg("job", JOB),),
-            others_jobs=True,
         ),
         Verb(
             "restart",

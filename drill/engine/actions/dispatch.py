@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drill.engine.actions.catalog import VERBS, On, Verb, refusal_on_others_job
+from drill.engine.actions.catalog import VERBS, Kind, On, Verb, refusal_on_others_job
 from drill.engine.actions.context import Call, Context
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import Command
@@ -17,7 +17,13 @@ def run(ctx: Context, command: Command) -> tuple[str, float]:
     if not verb.plan or ctx.world.now > 0:
         ctx.pre_shift = False
     call = bind(ctx, verb, command)
+    exposure = ctx.world.exposure
+    exposure.settle()  # what a broken node cost until now, before this changes anything
     output = verb.handler(ctx, call)
+    if verb.kind == Kind.LOOK:
+        node = call.get("node") if verb.on == On.NODE else None
+        exposure.looked(node, output, cluster=verb.on == On.CLUSTER)
+    exposure.settle()  # and from now, as this left it
     if verb.plan and ctx.pre_shift:
         return output, 0.0  # the pre-shift plan is made before the night starts
     return output, verb.cost.of(ctx, call)

@@ -11,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 
 from drill.course import COURSE, KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
+from drill.text_safety import visible
 from drill.tui.bindings import bindings
 
 
@@ -79,7 +80,9 @@ class BriefingScreen(Screen):
         if driver is None:
             return
         if driver.error:
-            status.update(Text(f"Could not start the night: {driver.error}", style="bold red"))
+            # The error can quote the save being resumed.
+            why = visible(f"Could not start the night: {driver.error}")
+            status.update(Text(why, style="bold red"))
         elif driver.warm:
             status.update(Text("Ready. Press Enter to start your shift.", style="green"))
         else:

@@ -26,6 +26,7 @@ from textual.worker import get_current_worker
 
 from drill.course import RUNBOOK_SECTIONS
 from drill.figures import FLOOR_NAME, points, rows
+from drill.text_safety import visible
 from drill.tui.bindings import bindings
 from drill.tui.messages import Debrief, Progress
 from drill.tui.widgets.loss_chart import LossChart
@@ -104,7 +105,9 @@ def _cell(entry: dict | None) -> Text:
     if entry is None:
         return Text("")
     cell = Text(f"{entry['clock']} ", style="grey62")
-    cell.append(entry["text"], style="" if entry.get("accepted", True) else "strike grey50")
+    cell.append(
+        visible(entry["text"]), style="" if entry.get("accepted", True) else "strike grey50"
+    )
     if not entry.get("accepted", True):
         cell.append(" (not done)", style="grey50")
     return cell
@@ -163,7 +166,10 @@ class DebriefScreen(Screen):
                 yield Static(Text("Opinion checkpoint", style="bold"), classes="section")
                 yield Static(self._opinion(), markup=False, classes="question", id="question")
                 yield TextArea(
-                    saved.get("opinion", ""), id="opinion", classes="answer", soft_wrap=True
+                    visible(saved.get("opinion", "")),
+                    id="opinion",
+                    classes="answer",
+                    soft_wrap=True,
                 )
             yield Static(Text("Loss against the undisturbed run", style="bold"), classes="section")
             yield LossChart(id="debrief-chart")
@@ -185,7 +191,10 @@ class DebriefScreen(Screen):
             for key, title, prompt in RUNBOOK_SECTIONS:
                 yield Label(f"{title}: {prompt}", classes="runbook-label")
                 yield TextArea(
-                    saved.get(key, ""), id=key.replace(".", "-"), classes="answer", soft_wrap=True
+                    visible(saved.get(key, "")),
+                    id=key.replace(".", "-"),
+                    classes="answer",
+                    soft_wrap=True,
                 )
             with Grid(id="debrief-buttons"):
                 for button_id, label, tooltip in BUTTONS:
@@ -329,7 +338,7 @@ class DebriefScreen(Screen):
         last = text.strip().splitlines()[-1] if text.strip() else "unknown error"
         self.query_one("#score-progress", ProgressBar).display = False
         self.query_one("#score-total", Static).update(
-            Text(f"Scoring failed: {last}", style="bold red")
+            Text(visible(f"Scoring failed: {last}"), style="bold red")
         )
 
     # -- the learner's words ----------------------------------------------------------------
@@ -422,19 +431,23 @@ class DebriefScreen(Screen):
 
                 out = path.with_name(path.stem + "-runbook.md")
                 step("replaying the night from the save")
-                write_runbook([str(path)], str(out))
+                # The replica this process ran the night with (its own command line's).
+                write_runbook([str(path)], str(out), replica=self._replica())
                 step("written")
             else:
                 from drill.report import write_report
 
                 out = path.with_suffix(".html")
-                write_report(str(path), str(out), progress=step)
+                write_report(str(path), str(out), progress=step, replica=self._replica())
         except Cancelled:
             return
         except Exception as exc:  # shown on screen: the learner can still save and quit
             self.post_message(ExportDone(f"Could not export the {what}: {exc}"))
             return
         self.post_message(ExportDone(f"{what.capitalize()} written to {out}."))
+
+    def _replica(self) -> str | None:
+        return self.incident.learner_job.replica_factory
 
     def on_progress(self, progress: Progress) -> None:
         if not progress.task.startswith("export-"):

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
 from drill.course import PHASE, SHORT
+from drill.text_safety import visible
 from drill.tui.bindings import bindings
 
 
@@ -71,7 +73,9 @@ class PickerScreen(Screen):
             yield DataTable(id="incidents", cursor_type="row", zebra_stripes=True)
             if self.problems:
                 yield Static(
-                    "Not listed: " + "; ".join(self.problems), id="picker-problems", markup=False
+                    visible("Not listed: " + "; ".join(self.problems)),
+                    id="picker-problems",
+                    markup=False,
                 )
             with Horizontal(id="picker-buttons"):
                 yield Button("Play", id="play", variant="primary")
@@ -84,11 +88,12 @@ class PickerScreen(Screen):
         for number, entry in enumerate(self.entries, start=1):
             incident = entry.loaded.incident
             best = "-" if entry.best is None else f"{entry.best:.0f}"
+            # Text cells: a DataTable reads a plain string as markup, and a title is the file's.
             table.add_row(
                 str(number),
-                incident.id,
-                incident.title,
-                incident.difficulty,
+                Text(incident.id),
+                Text(incident.title),
+                Text(incident.difficulty),
                 f"~{incident.estimated_minutes}m",
                 best,
                 key=incident.id,

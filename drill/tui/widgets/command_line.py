@@ -14,6 +14,7 @@ from pathlib import Path
 from textual.message import Message
 from textual.widgets import Input
 
+from drill.text_safety import visible
 from drill.tui.bindings import bindings
 from drill.tui.completion import Names, complete
 from drill.tui.config import HISTORY_MAX, append_history, load_history
@@ -78,7 +79,8 @@ class CommandLine(Input):
             self.value = self._draft
         else:
             self._index = max(0, self._index)
-            self.value = self.history[self._index]
+            # A line from the history file or a resumed save: shown, never obeyed.
+            self.value = visible(self.history[self._index])
         self.cursor_position = len(self.value)
 
     # -- completion -------------------------------------------------------------------------

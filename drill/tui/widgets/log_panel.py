@@ -10,6 +10,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
+from drill.text_safety import visible
+
 MAX_LINES = 3000
 
 
@@ -30,6 +32,12 @@ class LogPanel(RichLog):
             self._width = width
 
     def add(self, text: Text) -> None:
+        # A line can quote a save or the learner's own paste: its control characters become
+        # visible signs of the same length, so the styles stay where they were.
+        clean = visible(text.plain)
+        if clean != text.plain:
+            text = text.copy()
+            text.plain = clean
         # One entry per line of output, so a search shows the lines that match, not every
         # line of an output that matches somewhere.
         for line in text.split("\n", allow_blank=True) if "\n" in text.plain else [text]:
