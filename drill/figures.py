@@ -37,6 +37,8 @@ class Row:
     par: str
     floor: str
     why: str
+    # "tonight", or "expected over N nights" (drill/engine/ensemble.py); older saves: tonight.
+    basis: str = "tonight"
 
 
 def title(name: str) -> str:
@@ -130,6 +132,7 @@ def rows(score: Any) -> list[Row]:
                 par=figure(name, _field(component, "par")),
                 floor=figure(name, _field(component, "floor")),
                 why=str(_field(component, "why") or ""),
+                basis=str(_field(component, "basis") or "tonight"),
             )
         )
     return out

@@ -119,19 +119,20 @@ def _score_section(record: NightRecord) -> list[str]:
     out.append(f'<p><span class="grade">{e(score["grade"])}</span> {score["total"]:.0f} of 100</p>')
     out.append(
         '<table><tr><th>Component</th><th class="num">Points</th><th>You</th><th>Reference</th>'
-        f"<th>{e(FLOOR_NAME.capitalize())}</th><th>Why</th></tr>"
+        f"<th>{e(FLOOR_NAME.capitalize())}</th><th>Basis</th><th>Why</th></tr>"
     )
     for row in rows(score):
         out.append(
             f'<tr><td>{e(row.title)}</td><td class="num">{e(points(row))}</td>'
             f"<td>{e(row.mine)}</td><td>{e(row.par)}</td><td>{e(row.floor)}</td>"
-            f"<td>{e(row.why)}</td></tr>"
+            f"<td>{e(row.basis)}</td><td>{e(row.why)}</td></tr>"
         )
     out.append("</table>")
     out.append(
         f'<p class="muted">Reference: the incident\'s reference solution on the same night and seed.'
         f" {e(FLOOR_NAME.capitalize())}: the same night with nobody acting. Points scale between"
-        " them.</p>"
+        " them. Basis: tonight's figure, or the mean over tonight and seeded nights where only"
+        " what nobody on call could know (other teams' jobs, random failures) was drawn again.</p>"
     )
     return out + ["</section>"]
 

@@ -101,8 +101,11 @@ def render_text(drill: Drill, data: dict[str, Any]) -> str:
     if score:
         lines += ["", f"Score {score['total']:.0f}/100, grade {score['grade']}:"]
         for part in score["components"]:
+            # Which figures are tonight's and which an expectation over many nights.
+            basis = part.get("basis", "tonight")
             lines.append(
-                f"  {part['name']:<17} {part['points']:5.1f}/{part['weight']:<4.0f} {part['why']}"
+                f"  {part['name']:<17} {part['points']:5.1f}/{part['weight']:<4.0f} ({basis})"
+                f" {part['why']}"
             )
     if data.get("save"):
         lines += ["", f"Saved to {data['save']}"]

@@ -72,13 +72,16 @@ class Drill:
     # Where par, floor and the replica's baseline are cached; the session layer passes
     # saves/cache. None keeps them for this process only. The engine never picks a folder itself.
     cache_dir: Path | None = None
+    # A seeded variant of the night (drill/engine/ensemble.py): other teams and random failures
+    # redrawn, everything the learner could see kept. None is the night itself.
+    variant: int | None = None
     world: World = field(init=False)
     ctx: Context = field(init=False)
     actions: list[ActionResult] = field(default_factory=list, init=False)
     _cursor: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
-        self.world = World(self.incident, self.seed, self.training)
+        self.world = World(self.incident, self.seed, self.training, variant=self.variant)
         self.ctx = Context(self.world)
 
     @classmethod

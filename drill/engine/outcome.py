@@ -61,6 +61,9 @@ class Outcome:
     plan_fallback: float | None = None
     plan_nights: list[int] = field(default_factory=list)
     first_page: float | None = None  # when the pager first fired for something real
+    # Figures read as an expectation over the ensemble (drill/engine/ensemble.py): component
+    # name -> {"nights": N, "mean": figure, "values": per night, "dropped": count, ...}.
+    expected: dict[str, dict] = field(default_factory=dict)
     # Risk left behind (drill/sim/exposure.py), over the whole night: GPU seconds a broken node
     # the learner could see was offered to others while schedulable, and other teams' GPU
     # seconds lost to a throttled GPU or flapping leaf left in place. Priced into `harms`.

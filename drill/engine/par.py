@@ -17,6 +17,7 @@ from importlib import metadata
 from pathlib import Path
 
 from drill.atomic_file import write_text_atomic
+from drill.engine import ensemble
 from drill.engine.cache_files import cache_warning
 from drill.engine.drill import Drill
 from drill.engine.headless import play
@@ -62,10 +63,20 @@ def measured_run(
     *,
     cache_dir: Path | None = None,
 ) -> Outcome:
-    return _measured(incident, seed, backend, lines, name, cache_dir)[0]
+    """A runbook's night, measured like par and floor, with its ensemble's expectations."""
+    data = _cached(incident, seed, backend, cache_dir)
+    outcome, _, nights = _measured(incident, seed, backend, lines, name, cache_dir)
+    outcome.expected = ensemble.expected_figures(
+        outcome, Outcome(**data["floor"]), nights, _floor_nights(data)
+    )
+    return outcome
 
 
-def _measured(incident, seed, backend, lines, name, cache_dir) -> tuple[Outcome, list[dict]]:
+def _measured(
+    incident, seed, backend, lines, name, cache_dir
+) -> tuple[Outcome, list[dict], list[ensemble.VariantNight]]:
+    """The night measured, its actions as played, and the same actions on the ensemble's
+    variant nights (sim-only, drill/engine/ensemble.py)."""
     drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir)
     try:
         actions = [
@@ -79,7 +90,10 @@ def _measured(incident, seed, backend, lines, name, cache_dir) -> tuple[Outcome,
             for a in drill.actions
         ]
         clock = step_clock(incident, seed)
-        return measure(drill, incident.scoring.paging_target, clock), actions
+        outcome = measure(drill, incident.scoring.paging_target, clock)
+        played = ensemble.accepted_lines(drill.actions)
+        nights = ensemble.play_variants(incident, seed, played, clock, drill.world)
+        return outcome, actions, nights
     finally:
         drill.close()
 
@@ -104,6 +118,8 @@ def cache_key(incident: Incident, seed: int, backend: str) -> str:
         "backend": backend,
         # The replica's floating-point figures (match, losses) belong to one torch build.
         "torch": _torch_version() if backend != "sim" else None,
+        # The ensemble's variant nights are cached with par and floor.
+        "ensemble": ensemble.ENSEMBLE_NIGHTS,
     }
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
     return f"{incident.id}-s{seed}-{backend}-{digest[:32]}"
@@ -133,11 +149,19 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
         data = _read_cached(path)
         if data is not None:
             return data
-    par, actions = _measured(
+    floor, _, floor_variants = _measured(incident, seed, backend, [], "nobody", cache_dir)
+    floor_nights = [n.outcome for n in floor_variants]
+    par, actions, par_variants = _measured(
         incident, seed, backend, list(incident.reference), "reference", cache_dir
     )
-    floor = measured_run(incident, seed, backend, [], "nobody", cache_dir=cache_dir)
-    data = {"par": par.to_json(), "floor": floor.to_json(), "reference_actions": actions}
+    par.expected = ensemble.expected_figures(par, floor, par_variants, floor_nights)
+    floor.expected = ensemble.expected_figures(floor, floor, floor_variants, floor_nights)
+    data = {
+        "par": par.to_json(),
+        "floor": floor.to_json(),
+        "reference_actions": actions,
+        "floor_nights": [o.to_json() if o is not None else None for o in floor_nights],
+    }
     if path is None:
         _MEMORY[key] = data
     else:
@@ -147,6 +171,14 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
             cache_warning(path.parent, "write to", exc)
             _UNKEPT[str(path)] = data  # the folder cannot keep it: this process does
     return data
+
+
+def _floor_nights(data: dict) -> list[Outcome | None]:
+    """The floor's variant nights from a cache entry (None: a variant not used)."""
+    nights = [Outcome(**o) if o is not None else None for o in data["floor_nights"]]
+    if len(nights) != len(ensemble.variants()):
+        raise ValueError("an ensemble of another size")
+    return nights
 
 
 def _read_cached(path: Path) -> dict | None:
@@ -163,6 +195,7 @@ def _read_cached(path: Path) -> dict | None:
     try:
         data = json.loads(text)
         Outcome(**data["par"]), Outcome(**data["floor"])  # still the shape this code reads
+        _floor_nights(data)
         if isinstance(data.get("reference_actions"), list):
             return data
     except (ValueError, KeyError, TypeError):
@@ -208,9 +241,18 @@ def score_outcome(
 
 
 def measure_drill(drill: Drill) -> Outcome:
-    """The learner's night, measured like par and floor."""
-    clock = step_clock(drill.incident, drill.seed)
-    return measure(drill, drill.incident.scoring.paging_target, clock)
+    """The learner's night, measured like par and floor, with its ensemble's expectations: the
+    learner's accepted actions played again on the variant nights."""
+    incident, seed = drill.incident, drill.seed
+    clock = step_clock(incident, seed)
+    outcome = measure(drill, incident.scoring.paging_target, clock)
+    data = _cached(incident, seed, drill.backend, drill.cache_dir)
+    played = ensemble.accepted_lines(drill.actions)
+    nights = ensemble.play_variants(incident, seed, played, clock, drill.world)
+    outcome.expected = ensemble.expected_figures(
+        outcome, Outcome(**data["floor"]), nights, _floor_nights(data)
+    )
+    return outcome
 
 
 def score_drill(drill: Drill) -> Score:

@@ -66,6 +66,9 @@ class Component:
     points: float
     weight: float
     why: str
+    # "tonight", or "expected over N nights" for a figure averaged over the ensemble
+    # (drill/engine/ensemble.py) or the plan's nights.
+    basis: str = "tonight"
 
 
 @dataclass(frozen=True)
@@ -122,10 +125,7 @@ def build_score(
     """The score. `capped=False` lets a figure better than par earn up to a fifth more than its
     weight, and the total pass 100: not a score to show anyone, but how `drill test` tells
     whether a runbook did better than the reference where the capped score calls them even."""
-    nights = [
-        Night(o, against_floor(o.others, floor.others, o.harms, o.healthy_gpu_seconds))
-        for o in (mine, par, floor)
-    ]
+    nights = [Night(o, night_harm(o, floor)) for o in (mine, par, floor)]
     weights = {**DEFAULT_WEIGHTS, **weights}
     if mine.plan_fallback is None or par.plan_fallback is None or floor.plan_fallback is None:
         weights["plan"] = 0.0  # no pre-shift plan in this incident: nothing to judge
@@ -150,6 +150,7 @@ def build_score(
                 points=round(weight * share, 2),
                 weight=weight,
                 why=axis.explain(*nights, clock),
+                basis=basis_of(name, mine),
             )
         )
     possible = sum(c.weight for c in components) or 1.0
@@ -215,6 +216,52 @@ def _judgement_caps(outcome: Outcome, par: Outcome) -> float:
     return ceiling
 
 
+# -- expectations over the ensemble (drill/engine/ensemble.py) ---------------------------------
+
+
+def night_harm(o: Outcome, floor: Outcome) -> Collateral:
+    """One night's harm to others, against the floor of the same night (tonight's or a
+    variant's). The ensemble reads every night's collateral through this, so what counts as
+    harm is the same tonight and on average."""
+    return against_floor(o.others, floor.others, o.harms, o.healthy_gpu_seconds)
+
+
+def night_collateral(o: Outcome, floor: Outcome) -> float:
+    return night_harm(o, floor).gpu_hours
+
+
+def expected_collateral(n: Night) -> float:
+    """Collateral as scored: the ensemble's mean when the night has one, else tonight's."""
+    expected = n.outcome.expected.get("collateral")
+    return float(expected["mean"]) if expected else n.harm.gpu_hours
+
+
+def basis_of(name: str, mine: Outcome) -> str:
+    """Whether a component's figure is tonight's or an expectation, and over how many nights."""
+    if name in mine.expected:
+        return f"expected over {mine.expected[name]['nights']} nights"
+    if name == "plan" and mine.plan_fallback is not None and len(mine.plan_nights) > 1:
+        return f"expected over {len(mine.plan_nights)} nights"
+    return "tonight"
+
+
+def _why_expected_collateral(mine: Night) -> str:
+    expected = mine.outcome.expected.get("collateral")
+    if not expected:
+        return ""
+    text = (
+        f" Scored as the mean over {expected['nights']} nights (tonight and seeded variants with"
+        f" other teams' jobs and random failures redrawn): {expected['mean']:.1f} GPU hours,"
+        f" tonight {mine.harm.gpu_hours:.1f}."
+    )
+    if expected.get("dropped"):
+        text += (
+            f" {expected['dropped']} variant night(s) were not used: they would have shown you"
+            " a different night."
+        )
+    return text
+
+
 # -- what each component reads -----------------------------------------------------------------
 
 
@@ -271,8 +318,8 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             alive_only=True,
         ),
         "collateral": Axis(
-            figure=lambda n: round(n.harm.gpu_hours + held_gpu_hours(n.outcome), 3),
-            goodness=lambda n: -(n.harm.gpu_hours + held_gpu_hours(n.outcome)),
+            figure=lambda n: round(expected_collateral(n) + held_gpu_hours(n.outcome), 3),
+            goodness=lambda n: -(expected_collateral(n) + held_gpu_hours(n.outcome)),
             scale=max(0.5, job_gpus * COLLATERAL_SCALE_HOURS),
             explain=_why_collateral,
             uncapped=True,
@@ -406,7 +453,12 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
 def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     harm = mine.harm
     ref = par.harm.gpu_hours + held_gpu_hours(par.outcome)
-    against = f" The reference caused {ref:.1f}." + _why_stopped_others(mine.outcome, par.outcome)
+    against = f" The reference caused {ref:.1f}."
+    expected = _why_expected_collateral(mine)
+    if expected:
+        ref = expected_collateral(par) + held_gpu_hours(par.outcome)
+        against = f" The reference caused {ref:.1f} on average." + expected
+    against += _why_stopped_others(mine.outcome, par.outcome)
     held = held_gpu_hours(mine.outcome)
     lines = list(harm.lines)
     if held > 0:
@@ -421,7 +473,8 @@ def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
             " needed checkpoint was taken." + against
         )
     shown = "; ".join(lines[:4]) + (f"; and {len(lines) - 4} more" if len(lines) > 4 else "")
-    return f"{harm.gpu_hours + held:.1f} GPU hours of harm: {shown}." + against
+    tonight = " tonight" if expected else ""
+    return f"{harm.gpu_hours + held:.1f} GPU hours of harm{tonight}: {shown}." + against
 
 
 def _why_stopped_others(mine: Outcome, par: Outcome) -> str:

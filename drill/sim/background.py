@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from drill.sim import free_index
 from drill.sim.jobs import RUNNING, Job
-from drill.sim.rng import substream
 
 if TYPE_CHECKING:
     from drill.sim.world import World
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
 
 def start(world: World) -> None:
     spec = world.incident.background
-    rng = substream(world.seed, "background")
+    rng = world.rng("background")  # a variant night redraws it (World.rng)
     counter = [0]
     total = world.cluster.total_gpus()
     target = spec.utilization * total

@@ -36,11 +36,24 @@ from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 from drill.states import JobState, NodeState
 
+# The streams of what nobody on call could know: other teams' arrivals and sizes, and nodes
+# failing at random. A variant night (drill/engine/ensemble.py) redraws only these; the faults'
+# times, jitter and targets keep the night's own seed.
+UNKNOWABLE_STREAMS = ("background", "random-failures:")
+
 
 class World:
-    def __init__(self, incident: Incident, seed: int, training: TrainingBackend | None = None):
+    def __init__(
+        self,
+        incident: Incident,
+        seed: int,
+        training: TrainingBackend | None = None,
+        *,
+        variant: int | None = None,
+    ):
         self.incident = incident
         self.seed = seed
+        self.variant = variant
         self.env = simpy.Environment()
         self.finished = self.env.event()  # the learner's job completed: the night is over
         self.clock = NightClock(incident.night.start)
@@ -448,7 +461,13 @@ class World:
         return found
 
     def rng(self, name: str):
-        """A named random stream of this night's seed (drill/sim/rng.py)."""
+        """A named random stream of this night's seed (drill/sim/rng.py). A variant night draws
+        the unknowable streams from the variant's number alone, not the seed: every seed of an
+        incident then meets the same other teams and failures on its variant N (common random
+        numbers), so two seeds' expectations differ by what the learner saw, not by the draw.
+        None is the night itself, unchanged."""
+        if self.variant is not None and name.startswith(UNKNOWABLE_STREAMS):
+            return substream(self.variant, f"variant:{name}")
         return substream(self.seed, name)
 
     def next_seq(self) -> int:

@@ -306,4 +306,6 @@ def test_the_figures_a_save_holds_keep_their_names():
         "corrupt_caught": 0,
     }
     assert found["plan"]["value"] == 100.0 and found["collateral"]["value"] == 0.0
-    assert set(found["discipline"]) == {"name", "value", "par", "floor", "points", "weight", "why"}
+    assert set(found["discipline"]) == {
+        *("name", "value", "par", "floor", "points", "weight", "why", "basis")
+    }

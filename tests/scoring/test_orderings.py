@@ -3,7 +3,10 @@ and the real replica, at two seeds:
 
     reference > the reference 30 minutes late > a blind restart >= doing nothing (where a blind
     restart runs into the same fault again: dead-rank, full-disk; elsewhere a blind restart can
-    work and a late one can find the cluster full, so only reference > both >= doing nothing)
+    work and a late one can find the cluster full, so only reference > both >= doing nothing).
+    A blind restart may fall below doing nothing by its expected harm to others alone: on
+    dead-rank it frees the broken node for whichever team's job comes next (the ensemble's
+    collateral), which doing nothing never does.
     three hints > deleting the newest good checkpoint
     30 minutes late > rebooting the nodes other teams' jobs run on
 """
@@ -51,10 +54,17 @@ def blind_restart(name: str, seed: int) -> list[str]:
 def _orderings(name: str, seed: int, backend: str) -> None:
     ref = reference_score(name, seed, backend).total
     slow = score_of(name, seed, backend, reference_late(name, seed, backend)).total
-    blind = score_of(name, seed, backend, blind_restart(name, seed)).total
-    nothing = score_of(name, seed, backend, []).total
+    blind_score = score_of(name, seed, backend, blind_restart(name, seed))
+    nothing_score = score_of(name, seed, backend, [])
+    blind, nothing = blind_score.total, nothing_score.total
+    # What the blind restart's expected harm to other teams cost beyond doing nothing's, in
+    # points of the total (out of the weights this night scores).
+    possible = sum(c.weight for c in blind_score.components)
+    lost = nothing_score.component("collateral").points - blind_score.component("collateral").points
+    harm = max(0.0, 100.0 * lost / possible)
     shown = f"reference {ref}, 30 minutes late {slow}, blind restart {blind}, nothing {nothing}"
-    assert ref > slow >= nothing and ref > blind >= nothing, (
+    # Totals are rounded to a tenth.
+    assert ref > slow >= nothing and ref > blind and blind + harm >= nothing - 0.1, (
         f"{name} seed {seed} on {backend}: {shown}"
     )
     if name in BLIND_RESTART_FAILS:

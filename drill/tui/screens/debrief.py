@@ -75,6 +75,7 @@ def components_text(score) -> Group:
     table.add_column("Yours", ratio=1, overflow="fold")
     table.add_column("Reference", ratio=1, overflow="fold")
     table.add_column(FLOOR_NAME.capitalize(), ratio=1, overflow="fold")
+    table.add_column("Basis", ratio=1, overflow="fold")  # tonight, or expected over N nights
     for row in parts:
         style = (
             "bold green"
@@ -83,14 +84,18 @@ def components_text(score) -> Group:
             if row.points
             else "bold red"
         )
-        table.add_row(row.title, Text(points(row), style=style), row.mine, row.par, row.floor)
+        table.add_row(
+            row.title, Text(points(row), style=style), row.mine, row.par, row.floor, row.basis
+        )
     why = Text()
     for row in parts:
         why.append(f"{row.title}: ", style="bold")
         why.append(f"{row.why}\n", style="grey70")
     why.append(
         "The reference is what the incident's reference solution got on this same night and seed;"
-        f" {FLOOR_NAME} is what the night did with nobody acting. Points scale between them.",
+        f" {FLOOR_NAME} is what the night did with nobody acting. Points scale between them."
+        " A figure expected over N nights is the mean over tonight and seeded nights where only"
+        " what nobody on call could know (other teams' jobs, random failures) was drawn again.",
         style="grey50",
     )
     return Group(table, Text(""), why)
