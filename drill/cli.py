@@ -86,6 +86,14 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check incident files; one located line per problem")
     validate.add_argument("paths", nargs="+", help="incident files or folders")
 
+    migrate = sub.add_parser(
+        "migrate", help="rewrite incident files of an earlier schema in place, keeping comments"
+    )
+    migrate.add_argument("paths", nargs="+", help="incident files or folders")
+    migrate.add_argument(
+        "--check", action="store_true", help="only say what would change; exit 1 if anything would"
+    )
+
     schema = sub.add_parser("schema", help="print the incident JSON Schema")
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE")
 

@@ -67,7 +67,7 @@ def incident_dict(
     if jobs is None:
         jobs = [job_spec("train", yours=True)]
     data: dict[str, Any] = {
-        "schema": 1,
+        "schema": 2,
         "id": "test-night",
         "title": "A test night",
         "briefing": "Built in code by the tests.",

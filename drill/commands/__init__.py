@@ -20,6 +20,7 @@ HANDLERS = {
     "replay": ("replay", "replay"),
     "validate": ("authoring", "validate"),
     "schema": ("authoring", "schema"),
+    "migrate": ("authoring", "migrate"),
     "new": ("authoring", "new"),
     "test": ("testing", "run_tests"),
     "runbook": ("exports", "runbook"),

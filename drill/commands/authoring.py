@@ -10,13 +10,16 @@ import sys
 from pathlib import Path
 
 from drill import paths
+from drill.atomic_file import write_text_atomic
 from drill.commands.printing import say
 from drill.engine.static_check import check
 from drill.errors import UserError
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.library import incident_files, resolve_incident
-from drill.incident.loader import load_incident
-from drill.incident.models import Incident
+from drill.incident.loader import load_incident, load_incident_bytes
+from drill.incident.migrate_text import rewrite
+from drill.incident.migrations import describe
+from drill.incident.models import SCHEMA_VERSION, Incident
 from drill.incident.starter import STARTER
 
 SCHEMA_ID = "3am-drill-incident"
@@ -34,12 +37,58 @@ def validate(args: argparse.Namespace) -> int:
             problems += exc.problems
             continue
         problems += check(loaded)
+        if loaded.migration:
+            say(old_schema_notice(loaded))
     for problem in sorted_unique(problems):
         say(str(problem), err=True)
     if problems:
         return 2
     say(f"{len(files)} incident{'s' if len(files) != 1 else ''} valid")
     return 0
+
+
+def old_schema_notice(loaded) -> str:
+    """What `drill validate` says of a file written for an earlier schema."""
+    lines = [
+        f"{loaded.path}: written for incident schema {loaded.migrated_from}; it loads through a"
+        f" migration to schema {SCHEMA_VERSION}. `drill migrate {loaded.path}` would change:"
+    ]
+    for change in loaded.migration:
+        line, _ = (
+            loaded.doc.key_where(change.loc)
+            if change.action in ("rename", "drop")
+            else loaded.doc.where(change.loc)
+        )
+        lines.append(f"  {describe(change, line)}")
+    return "\n".join(lines)
+
+
+def migrate(args: argparse.Namespace) -> int:
+    """Rewrite old incident files in place (or, with --check, say what would change)."""
+    files = incident_files(args.paths)
+    if not files:
+        raise UserError("no incident files found there; give .yaml files or folders holding them")
+    stale = 0
+    for path in files:
+        loaded = load_incident(path)
+        if not loaded.migration:
+            say(f"{path}: already incident schema {SCHEMA_VERSION}")
+            continue
+        stale += 1
+        say(old_schema_notice(loaded))
+        if args.check:
+            continue
+        raw = Path(path).read_bytes()
+        text = rewrite(raw.decode("utf-8"), loaded.doc, list(loaded.migration))
+        after = load_incident_bytes(text.encode("utf-8"), str(path))
+        if after.migration or after.incident != loaded.incident:
+            raise UserError(
+                f"{path}: the rewritten file would not load as the same incident; the file is"
+                " unchanged (please report this as a bug in drill migrate)"
+            )
+        write_text_atomic(path, text)
+        say(f"{path}: rewritten for incident schema {SCHEMA_VERSION}")
+    return 1 if args.check and stale else 0
 
 
 def incident_schema() -> dict:

@@ -15,6 +15,7 @@ from drill.faults.triggers import check_triggers
 from drill.incident.bounds import MAX_QUEUED_JOBS
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
+from drill.incident.migrations import Change, migrate
 from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.incident.pydantic_errors import allowed_keys_for, problems_from_validation_error
@@ -34,13 +35,24 @@ class LoadedIncident:
     path: str
     sha256: str
     doc: LocatedDocument
+    # Written for an earlier schema: the version it says, and what the migration changed.
+    migrated_from: int | None = None
+    migration: tuple[Change, ...] = ()
 
 
 def load_incident(path: str | Path) -> LoadedIncident:
     shown = str(path)
-    raw = read_source_bytes(shown, shown)
+    return load_incident_bytes(read_source_bytes(shown, shown), shown)
+
+
+def load_incident_bytes(raw: bytes, shown: str) -> LoadedIncident:
+    """An incident from the bytes of the file at `shown` (a trace is read beside that path)."""
     sha = hashlib.sha256(raw).hexdigest()
     doc = load_yaml_document(decode_source(raw, shown), shown)
+    data, changes, old_version = migrate(doc.data)
+    if changes:
+        renames = {c.loc: (*c.loc[:-1], c.new) for c in changes if c.action == "rename"}
+        doc = doc.migrated(data, renames)
     try:
         incident = Incident.model_validate(doc.data)
     except ValidationError as exc:
@@ -51,7 +63,7 @@ def load_incident(path: str | Path) -> LoadedIncident:
         raise IncidentError(problems)
     if incident.background.trace is not None:
         _read_background_trace(incident, Path(shown), doc)
-    return LoadedIncident(incident, shown, sha, doc)
+    return LoadedIncident(incident, shown, sha, doc, old_version, tuple(changes))
 
 
 def _read_background_trace(incident: Incident, path: Path, doc: LocatedDocument) -> None:

@@ -54,7 +54,8 @@ from drill.incident.season import LONGEST, SHORTEST, Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 
-SCHEMA_VERSION = 1
+# A rename or removal bumps it, with a step in drill/incident/migrations.py for the old files.
+SCHEMA_VERSION = 2
 
 
 class Night(Strict):
@@ -612,13 +613,15 @@ class Incident(Strict):
         if value > SCHEMA_VERSION:
             raise ValueError(
                 f"this file is written for incident schema {value}, newer than this drill reads"
-                f" ({SCHEMA_VERSION}); upgrade drill to load it, or write `schema: {SCHEMA_VERSION}`"
-                " if the file only uses the fields incidents/README.md describes"
+                f" ({SCHEMA_VERSION}); upgrade drill to load it"
             )
+        if value < 1:
+            raise ValueError(f"incident schemas start at 1; write `schema: {SCHEMA_VERSION}`")
         if value != SCHEMA_VERSION:
+            # The loader migrates older files before they get here; data built in code does not.
             raise ValueError(
-                f"this drill reads incident schema {SCHEMA_VERSION}; the file says {value}."
-                f" Set `schema: {SCHEMA_VERSION}` after checking the file against incidents/README.md"
+                f"this is incident schema {value}; `drill migrate FILE` brings it to"
+                f" {SCHEMA_VERSION}, or load it with drill.incident.loader.load_incident"
             )
         return value
 

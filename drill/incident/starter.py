@@ -4,7 +4,7 @@ STARTER = """\
 # yaml-language-server: $schema={schema}
 # A new incident. Every field is described in incidents/README.md; `drill validate` checks it
 # and `drill test` plays the reference and the graded runbooks at the seeds below.
-schema: 1
+schema: 2
 id: {id}
 title: Describe the night in one line
 difficulty: easy            # tutorial, easy, medium or hard

@@ -58,7 +58,7 @@ MAX_NUMBER_TEXT = 100
 
 EMPTY_FILE_MESSAGE = (
     "the file is empty; an incident file is one YAML mapping that starts with lines like"
-    " 'schema: 1', 'id: my-incident' and 'title: A rank dies at 3am'"
+    " 'schema: 2', 'id: my-incident' and 'title: A rank dies at 3am'"
 )
 
 Loc = tuple[str | int, ...]
@@ -304,6 +304,20 @@ class LocatedDocument:
         """Line and column of the key that names `loc`; for list items and the root, the value."""
         found = self._keys.get(tuple(loc))
         return found if found is not None else self.where(loc)
+
+    def migrated(self, data: Any, renames: dict[Loc, Loc]) -> LocatedDocument:
+        """The same positions over migrated data: a renamed key keeps the place it was written,
+        so a problem under it still points at the file's own line."""
+
+        def moved(table: dict[Loc, Position]) -> dict[Loc, Position]:
+            out = dict(table)
+            for old, new in renames.items():
+                for loc, position in table.items():
+                    if loc[: len(old)] == old:
+                        out.setdefault(new + loc[len(old) :], position)
+            return out
+
+        return LocatedDocument(data, self.filename, moved(self._values), moved(self._keys))
 
     def problem(self, loc: Sequence[str | int], message: str, *, at_key: bool = False) -> Problem:
         """A Problem located at `loc`, for checks that run after the models (cross-references)."""

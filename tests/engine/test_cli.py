@@ -81,7 +81,7 @@ def bad_inputs(tmp_path) -> dict[str, tuple[list[str], str]]:
         "yaml syntax": (
             [
                 "run",
-                write(tmp_path, "syntax.yaml", "schema: 1\nid: x\ntitle: [unclosed\n"),
+                write(tmp_path, "syntax.yaml", "schema: 2\nid: x\ntitle: [unclosed\n"),
                 "--reference",
             ],
             "could not parse YAML",

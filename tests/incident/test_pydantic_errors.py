@@ -82,7 +82,7 @@ def at(problem: Problem) -> tuple[int, int]:
 
 
 def test_missing_key_is_reported_at_the_parent_mapping() -> None:
-    problem = one("schema: 1\njobs:\n  - name: ab\n")
+    problem = one("schema: 2\njobs:\n  - name: ab\n")
     assert at(problem) == (3, 5)
     assert problem.message == "missing required key 'gpus'; add 'gpus: ...' to this mapping"
 
@@ -94,25 +94,25 @@ def test_missing_key_uses_the_alias_name() -> None:
 
 
 def test_unknown_key_with_did_you_mean() -> None:
-    problem = one("schema: 1\njobs:\n  - name: ab\n    gpus: 1\n    yuors: true\n")
+    problem = one("schema: 2\njobs:\n  - name: ab\n    gpus: 1\n    yuors: true\n")
     assert at(problem) == (5, 5)
     assert problem.message == "unknown key 'yuors'; did you mean 'yours'?"
 
 
 def test_unknown_key_lists_allowed_keys_when_nothing_is_close() -> None:
-    problem = one("schema: 1\ntarget: {zzz: 1}\n")
+    problem = one("schema: 2\ntarget: {zzz: 1}\n")
     assert at(problem) == (2, 10)
     assert problem.message == "unknown key 'zzz'; allowed keys here are job, select"
 
 
 def test_unknown_key_without_a_callback() -> None:
-    problem = one("schema: 1\nlevl: easy\n", keys=False)
+    problem = one("schema: 2\nlevl: easy\n", keys=False)
     assert at(problem) == (2, 1)
     assert problem.message == "unknown key 'levl'; check the spelling or remove it"
 
 
 def test_unknown_key_inside_a_tagged_union_uses_the_right_member() -> None:
-    problem = one("schema: 1\nfaults:\n  - kind: hang\n    secnds: 3\n")
+    problem = one("schema: 2\nfaults:\n  - kind: hang\n    secnds: 3\n")
     assert at(problem) == (4, 5)
     assert problem.message == "unknown key 'secnds'; did you mean 'seconds'?"
 
@@ -125,21 +125,21 @@ def test_unknown_key_inside_a_tagged_union_uses_the_right_member() -> None:
         ("schema: [1]\n", (1, 9), "expected an integer, got a list"),
         ("schema:\n", (1, 8), "expected an integer, got nothing (an empty value)"),
         (
-            "schema: 1\njobs: [{name: ab, gpus: 1, share: lots}]\n",
+            "schema: 2\njobs: [{name: ab, gpus: 1, share: lots}]\n",
             (2, 35),
             "expected a number, got 'lots'",
         ),
         (
-            "schema: 1\njobs: [{name: ab, gpus: 1, yours: maybe}]\n",
+            "schema: 2\njobs: [{name: ab, gpus: 1, yours: maybe}]\n",
             (2, 35),
             "expected true or false, got 'maybe'",
         ),
         (
-            "schema: 1\ntags: [a, 5]\n",
+            "schema: 2\ntags: [a, 5]\n",
             (2, 11),
             "expected text, got 5; put it in quotes if it is meant as text",
         ),
-        ("schema: 1\njobs: {a: 1}\n", (2, 7), "expected a list, got a mapping"),
+        ("schema: 2\njobs: {a: 1}\n", (2, 7), "expected a list, got a mapping"),
         ("[1]\n", (1, 1), "expected a mapping (key: value lines), got a list"),
     ],
 )
@@ -150,7 +150,7 @@ def test_type_errors_read_plainly(text: str, position: tuple[int, int], message:
 
 
 def test_literal_lists_allowed_values_and_suggests() -> None:
-    problem = one("schema: 1\nlevel: hardd\n")
+    problem = one("schema: 2\nlevel: hardd\n")
     assert at(problem) == (2, 8)
     assert problem.message == (
         "expected 'easy', 'medium' or 'hard', got 'hardd'; did you mean 'hard'?"
@@ -158,7 +158,7 @@ def test_literal_lists_allowed_values_and_suggests() -> None:
 
 
 def test_enum_lists_allowed_values() -> None:
-    problem = one("schema: 1\ncolor: green\n")
+    problem = one("schema: 2\ncolor: green\n")
     assert problem.message == "expected 'red' or 'blue', got 'green'"
 
 
@@ -182,11 +182,11 @@ def test_enum_lists_allowed_values() -> None:
     ],
 )
 def test_constraints_read_plainly(job: str, message: str) -> None:
-    assert one(f"schema: 1\njobs:\n  - {job}\n").message == message
+    assert one(f"schema: 2\njobs:\n  - {job}\n").message == message
 
 
 def test_too_long_list() -> None:
-    problem = one("schema: 1\njobs:\n" + "  - {name: ab, gpus: 1}\n" * 3)
+    problem = one("schema: 2\njobs:\n" + "  - {name: ab, gpus: 1}\n" * 3)
     assert at(problem) == (3, 3)
     assert problem.message == "expected at most 2 items, got 3; remove some"
 
@@ -200,7 +200,7 @@ def test_too_short_list() -> None:
 
 
 def test_unknown_discriminator_tag_is_located_at_the_tag_value() -> None:
-    problem = one("schema: 1\nfaults:\n  - kind: hung\n    seconds: 3\n")
+    problem = one("schema: 2\nfaults:\n  - kind: hung\n    seconds: 3\n")
     assert at(problem) == (3, 11)
     assert problem.message == (
         "unknown kind 'hung'; expected one of 'kill', 'hang'; did you mean 'hang'?"
@@ -208,31 +208,31 @@ def test_unknown_discriminator_tag_is_located_at_the_tag_value() -> None:
 
 
 def test_missing_discriminator_tag() -> None:
-    problem = one("schema: 1\nfaults:\n  - seconds: 3\n")
+    problem = one("schema: 2\nfaults:\n  - seconds: 3\n")
     assert at(problem) == (3, 5)
     assert "missing key 'kind'" in problem.message
 
 
 def test_union_noise_in_loc_is_skipped() -> None:
-    problem = one("schema: 1\nfaults:\n  - kind: kill\n    rank: x\n")
+    problem = one("schema: 2\nfaults:\n  - kind: kill\n    rank: x\n")
     assert at(problem) == (4, 11)
     assert problem.message == "expected an integer, got 'x'"
 
 
 def test_plain_union_keeps_the_member_whose_shape_fits() -> None:
-    problem = one("schema: 1\ntarget:\n  job: a\n  selct: one\n")
+    problem = one("schema: 2\ntarget:\n  job: a\n  selct: one\n")
     assert at(problem) == (4, 3)
     assert problem.message == "unknown key 'selct'; did you mean 'select'?"
 
 
 def test_plain_union_of_scalars_combines_expectations() -> None:
-    problem = one("schema: 1\nreplica:\n  lr: fast\n")
+    problem = one("schema: 2\nreplica:\n  lr: fast\n")
     assert at(problem) == (3, 7)
     assert problem.message == "expected an integer or a number, got 'fast'"
 
 
 def test_union_of_mapping_and_text_combines_when_neither_fits() -> None:
-    problem = one("schema: 1\ntarget: [1]\n")
+    problem = one("schema: 2\ntarget: [1]\n")
     assert problem.message == "expected a mapping (key: value lines) or text, got a list"
 
 

@@ -158,7 +158,7 @@ def test_empty_file_is_one_problem_at_1_1(text: str) -> None:
     problem = only(text)
     assert (problem.line, problem.col) == (1, 1)
     assert problem.message == EMPTY_FILE_MESSAGE
-    assert "schema: 1" in problem.message
+    assert "schema: 2" in problem.message
 
 
 def test_second_document_is_located_at_its_start() -> None:

@@ -19,7 +19,7 @@ SMALL = HERE / "small-fleet.yaml"
 
 # 8,192 nodes without spares: the cap (spares included), so any spare breaks it.
 AT_THE_CAP = """\
-schema: 1
+schema: 2
 id: at-the-cap
 title: A fleet at the node cap
 briefing: Eight islands of 1,024 nodes.

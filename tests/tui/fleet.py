@@ -26,7 +26,7 @@ def fleet_incident() -> Incident:
     ]
     return Incident.model_validate(
         {
-            "schema": 1,
+            "schema": 2,
             "id": "fleet-4096",
             "title": "A fleet of 4,096 nodes, for the map",
             "briefing": "Built in code by the tests and the TUI benchmark.",
