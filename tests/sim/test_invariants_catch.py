@@ -1,0 +1,122 @@
+"""The invariant checker finds every broken rule: a real world, running, is broken one rule at a
+time on purpose, and `broken_rules` (after the fact) and `placement_problems` (before a start)
+must each name it. The property tests elsewhere only ever ask the checker to find nothing, which
+a checker that never finds anything would pass."""
+
+from __future__ import annotations
+
+import pytest
+
+from drill.sim.invariants import broken_rules, placement_problems
+from drill.sim.jobs import PENDING
+from drill.states import NodeState
+from tests.drillkit import build, drill, job_spec
+
+
+def _running_world():
+    """Two 8-GPU jobs running: `train` (16 GPUs, two nodes of one island) and `other` (8)."""
+    incident = build(
+        jobs=[job_spec("train", yours=True, steps=5000), job_spec("other", gpus=8, steps=5000)]
+    )
+    d = drill(incident)
+    d.advance(600)
+    world = d.world
+    assert world.jobs["train"].state == "running" and world.jobs["other"].state == "running"
+    assert not broken_rules(world)
+    return world
+
+
+def _other_island_node(world, job) -> str:
+    island = world.cluster.nodes[job.nodes[0]].island
+    return next(
+        n.name
+        for n in world.cluster.nodes.values()
+        if n.island != island and n.in_service and not n.allocations
+    )
+
+
+def test_a_gpu_held_by_two_jobs_is_found():
+    world = _running_world()
+    train, other = world.jobs["train"], world.jobs["other"]
+    node, gpus = train.placement[0]
+    world.cluster.nodes[node].allocations[other.name] = [gpus[0]]
+    assert any(f"GPU {gpus[0]} of {node} holds" in p for p in broken_rules(world))
+
+
+def test_a_stopped_job_still_holding_gpus_is_found():
+    world = _running_world()
+    world.jobs["other"].state = PENDING
+    assert any("other is pending but still holds GPUs" in p for p in broken_rules(world))
+
+
+def test_a_gang_across_two_islands_is_found():
+    world = _running_world()
+    train = world.jobs["train"]
+    far = _other_island_node(world, train)
+    train.placement = [train.placement[0], (far, list(range(8)))]
+    assert any("train runs across islands" in p for p in broken_rules(world))
+
+
+def test_a_job_on_a_node_it_excludes_is_found():
+    world = _running_world()
+    train = world.jobs["train"]
+    train.exclude.add(train.nodes[0])
+    assert any(
+        f"train runs on {train.nodes[0]}, which it excludes" in p for p in broken_rules(world)
+    )
+
+
+@pytest.mark.parametrize("state", [NodeState.DOWN, NodeState.REBOOTING])
+def test_a_job_on_a_node_that_is_out_is_found(state):
+    world = _running_world()
+    train = world.jobs["train"]
+    world.cluster.nodes[train.nodes[0]].state = state
+    assert any(
+        f"train runs on {train.nodes[0]}, which is {state}" in p for p in broken_rules(world)
+    )
+
+
+# -- placement guard ---------------------------------------------------------------------------
+
+
+def _free_nodes(world, island: str | None = None) -> list[str]:
+    return [
+        n.name
+        for n in world.cluster.nodes.values()
+        if n.in_service
+        and n.schedulable
+        and not n.allocations
+        and (island is None or n.island == island)
+    ]
+
+
+def test_placement_guard_names_each_broken_rule():
+    world = _running_world()
+    job = world.jobs["train"]
+    free = _free_nodes(world)
+    islands = {world.cluster.nodes[n].island for n in free}
+    assert len(islands) >= 2, free
+    roomy = max(sorted(islands), key=lambda i: len(_free_nodes(world, i)))
+    a = _free_nodes(world, roomy)[0]
+    b = next(n for n in free if world.cluster.nodes[n].island != roomy)
+    full = list(range(8))
+
+    def problems(placement):
+        return " | ".join(placement_problems(world, job, placement))
+
+    assert "spans islands" in problems([(a, full), (b, full)])
+    assert "placed on a node twice" in problems([(a, full), (a, full)])
+    assert "has 16 ranks but holds 8 GPUs" in problems([(a, full)])
+    busy, busy_gpus = world.jobs["other"].placement[0]
+    assert "not all free" in problems(
+        [
+            (busy, busy_gpus + [g for g in full if g not in busy_gpus][: 8 - len(busy_gpus)]),
+            (a, full),
+        ]
+    )
+    job.exclude.add(a)
+    same_island = next(n for n in _free_nodes(world, world.cluster.nodes[a].island) if n != a)
+    assert "which it excludes" in problems([(a, full), (same_island, full)])
+    job.exclude.discard(a)
+    world.cluster.nodes[a].state = NodeState.CORDONED
+    assert "which is cordoned" in problems([(a, full), (same_island, full)])
