@@ -6,7 +6,9 @@ the engine plays by itself (doing nothing, a blind restart and a blind requeue a
 page), and checks: the reference recovers, ends within its stated steps of the undisturbed run,
 has no line the engine refuses, and beats every runbook and every strategy; doing nothing stays
 low; each graded runbook lands between doing nothing and the reference and loses the most in the
-component its `loses_in` names.
+component its `loses_in` names. It also makes worse runbooks from the reference, one per
+class of bad practice (drill/engine/worse_runbooks.py: drop its looks, throw its checkpoint away,
+leave the broken node schedulable, skip extra data), and checks each lands in its class's band.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from drill.commands.printing import say
 from drill.engine.discipline import discipline_value
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, reference_actions, score_against
+from drill.engine.worse_runbooks import worse_runbooks
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
@@ -114,6 +117,13 @@ def check_incident(incident: Incident, backend: str) -> list[Check]:
                 _judge(incident, seed, book.name, mine, score, ref_score, book.expect, band)
             )
             rivals.append((book.name, mine))
+        for book in worse_runbooks(list(incident.reference)):
+            mine = measured_run(
+                incident, seed, backend, list(book.lines), book.name, cache_dir=cache_dir()
+            )
+            score = score_against(incident, mine, par, floor)
+            checks.append(_worse(incident, seed, book, score.total, ref_score.total))
+            rivals.append((book.name, mine))
         for name, lines in generic_strategies(incident, floor).items():
             rivals.append(
                 (name, measured_run(incident, seed, backend, lines, name, cache_dir=cache_dir()))
@@ -157,6 +167,22 @@ def _reference(
         )
     summary = f"recovered={par.recovered}, {par.steps_behind} steps behind the undisturbed run"
     return Check(incident.id, seed, "reference", not failures, "; ".join(failures) or summary)
+
+
+def _worse(incident: Incident, seed: int, book, total: float, reference: float) -> Check:
+    """A generated worse runbook must land below its class's ceiling and its margin below the
+    reference: otherwise the score rewards the mistake the class names."""
+    kind = book.kind
+    limit = min(kind.ceiling, reference - kind.margin + 0.05)
+    ok = total < limit
+    detail = f"score {total:.1f} ({kind.what})"
+    if not ok:
+        detail = (
+            f"{kind.what} scored {total:.1f} against the reference's {reference:.1f}; a worse"
+            f" practice must score below {kind.ceiling:.0f} and at least {kind.margin:.0f}"
+            " below the reference"
+        )
+    return Check(incident.id, seed, book.name, ok, detail)
 
 
 def _judge(incident, seed, name, outcome, score, ref_score, expect: Expectation, band) -> Check:
