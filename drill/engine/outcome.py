@@ -61,6 +61,11 @@ class Outcome:
     plan_fallback: float | None = None
     plan_nights: list[int] = field(default_factory=list)
     first_page: float | None = None  # when the pager first fired for something real
+    # Discipline: changes with no informing look after the first visible signal, and for each
+    # its line and the look it lacked ("restart llm --from 100 came with no `ckpt list` or
+    # `ckpt verify` of llm"), for the debrief.
+    uninformed_changes: int = 0
+    uninformed_lines: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -112,6 +117,8 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.changes, outcome.changes_after_look = d.changes, d.changes_after_look
     outcome.pages_due, outcome.pages_acked_in_time = d.pages_due, d.pages_acked_in_time
     outcome.hints_used, outcome.notes, outcome.discipline = d.hints_used, d.notes, d.value
+    outcome.uninformed_changes = d.changes - d.changes_after_look
+    outcome.uninformed_lines = list(d.uninformed)
     _measure_progress(drill, outcome, clock)
     # Other teams' night goes on after the learner's job is done; measure all of it.
     world.run_rest_of_night()

@@ -39,6 +39,9 @@ CORRUPT_LOAD_COST = 0.5
 # whole collateral weight; more keeps costing.
 COLLATERAL_SCALE_HOURS = 1 / 6
 GRADES = ((90, "A"), (80, "B"), (65, "C"), (50, "D"))
+# A change made with no look that informs it keeps the night below an A, however it turned
+# out: the band for an uninformed lucky act is no better than B.
+UNINFORMED_CAP = 89.0
 
 
 @dataclass(frozen=True)
@@ -125,10 +128,17 @@ def build_score(
         )
     possible = sum(c.weight for c in components) or 1.0
     total = round(100.0 * sum(c.points for c in components) / possible, 1)
+    total = min(total, _judgement_caps(mine))
     if capped:
         total = max(0.0, min(100.0, total))
     grade = next((letter for cutoff, letter in GRADES if total >= cutoff), "F")
     return Score(total, grade, tuple(components))
+
+
+def _judgement_caps(outcome: Outcome) -> float:
+    """The most a night may total, whatever its figures: an act made without the look that
+    informs it was a guess, and a guess that came off is not an A."""
+    return UNINFORMED_CAP if outcome.uninformed_changes > 0 else float("inf")
 
 
 def _share(
@@ -332,8 +342,16 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits = []
     if o.changes:
         bits.append(
-            f"{o.changes_after_look} of {o.changes} changes came after a look at what they changed,"
-            " made after the first sign of trouble"
+            f"{o.changes_after_look} of {o.changes} changes came after the look that informs"
+            " them, made after the first sign of trouble"
+        )
+    if o.uninformed_lines:
+        shown = "; ".join(o.uninformed_lines[:3])
+        more = len(o.uninformed_lines) - 3
+        bits.append(
+            f"uninformed: {shown} after the first sign"
+            + (f", and {more} more" if more > 0 else "")
+            + f", which keeps the total under {UNINFORMED_CAP:.0f}"
         )
     if o.pages_due:
         bits.append(
@@ -342,4 +360,5 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits.append(f"{o.notes} note(s) written" if o.notes else "no notes written")
     if o.hints_used:
         bits.append(f"{o.hints_used} hint(s) used")
-    return "; ".join(bits).capitalize() + "."
+    text = "; ".join(bits)
+    return text[:1].upper() + text[1:] + "."
