@@ -216,7 +216,9 @@ def missing_look(
         subjects = done.names_in(need.about) if need.about else (done.touches,)
         for subject in subjects:
             if subject is None or not any(_informs(drill, need, subject, s) for s in seen):
-                looks = " or ".join(b.shown for b in need.by)
+                shown = [b.shown for b in need.by]
+                looks = " or ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1])
+                looks += f" or {shown[-1]}" if len(shown) >= 3 else ""
                 of = f" of {subject[1]}" if subject and subject[1] else ""
                 return f"{looks}{of}"
     return None

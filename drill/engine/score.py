@@ -351,7 +351,7 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
         bits.append(
             f"uninformed: {shown} after the first sign"
             + (f", and {more} more" if more > 0 else "")
-            + f", which keeps the total under {UNINFORMED_CAP:.0f}"
+            + ", and a change made without its look keeps the night from an A"
         )
     if o.pages_due:
         bits.append(
