@@ -9,10 +9,11 @@ page in time, use hints sparingly, write down what you did.
   after the first signal the learner could see. The pre-shift plan (`set` before the night
   starts) is not a change at 3am.
 - The first signal the learner could see is the earliest of: a page that is not noise or info
-  arriving; and the end of a look whose output showed a fault (SHOWN_BY below: `logs` of a job
-  once it has trained on a bad stretch of data, `ckpt verify` of the checkpoint that rotted,
-  `health` or `gpus` of a node a fault struck, `fabric` of a flapping leaf, `perf` or `stack` of
-  a hung job). Never the moment a fault strikes unseen: a `status` at 03:00 tells nothing about
+  arriving; and the end of a look whose output showed a fault (each look's `shows` in the
+  catalog: `logs` of a job once it has trained on a bad stretch of data, `ckpt verify` of the
+  checkpoint that rotted, `health` or `gpus` of a node a fault struck, `fabric` of a flapping
+  leaf, `perf` or `stack` of a hung job). A fault no look shows (a full /dev/shm, a quota cut,
+  a filling volume) is seen through its pages. Never the moment a fault strikes unseen: a `status` at 03:00 tells nothing about
   data that went bad at 0s and shows in the loss at 03:25. A look that showed a fault counts as
   informing by itself.
 - Each page is measured from its own arrival: acknowledged within the paging target, or not. A
@@ -40,25 +41,6 @@ if TYPE_CHECKING:
 HINT_COST = 0.25
 HINTS_CHARGED = 3
 PARTS = {"looks": 0.5, "pages": 0.25, "notes": 0.125, "hints": 0.125}
-
-# Which looks show a fault of each kind once it has struck, at what it struck (its pick's node,
-# job or leaf). A kind not here is seen only through its pages: a full /dev/shm, a quota cut or
-# a filling volume says nothing to a look until something fails or pages.
-SHOWN_BY: dict[str, tuple[str, ...]] = {
-    "bad_shard": ("logs",),  # the loss jump, once the job has trained the first bad step
-    "corrupt_checkpoint": ("ckpt verify",),  # of the checkpoint that rotted
-    "gpu_xid": ("health", "gpus"),
-    "gpu_needs_reset": ("health", "gpus"),
-    "node_down": ("health", "gpus"),
-    "fabric_manager_down": ("health", "gpus"),
-    "straggler": ("health", "gpus"),
-    "zombie_memory": ("health", "gpus"),
-    "kill_rank": ("health",),  # the OOM kill in the kernel log
-    "link_flap": ("fabric",),
-    "ib_flap": ("fabric",),
-    "hang_rank": ("perf", "stack"),
-    "nfs_hang": ("perf", "stack"),
-}
 
 
 @dataclass(frozen=True)
@@ -115,32 +97,38 @@ def _accepted(drill: Drill) -> list[tuple[ActionResult, Effect]]:
 
 
 def _showed_a_fault(drill: Drill, action: ActionResult, done: Effect) -> bool:
-    """Whether this look's output showed a fault that had struck: a look of a verb that shows
-    that kind (SHOWN_BY), at what it struck, once there was something to see."""
+    """Whether this look's output showed a fault that had struck: a look whose verb declares
+    it shows that kind (`shows` in the catalog), at what the fault struck, once there was
+    something to see."""
     if not done.is_look:
         return False
     world = drill.world
+    shows = VERBS[done.verb].shows
     for fault in world.incident.faults:
         fired = world.faults.fired_at.get(fault.id)
-        if fired is None or done.verb not in SHOWN_BY.get(fault.kind, ()):
+        if fired is None or fault.kind not in shows:
             continue
         for pick in world.faults.chosen.get(fault.id, []):
-            if done.verb == "fabric":
-                leaves = [n for k, n in done.names if k == "leaf"]
-                if pick.leaf is None or (leaves and pick.leaf not in leaves):
-                    continue
-            elif fault.kind in ("bad_shard", "corrupt_checkpoint", "hang_rank", "nfs_hang"):
-                if ("job", pick.job) not in done.names:
-                    continue
-            elif ("node", pick.node) not in done.names:
+            if not _names_the_pick(done, pick):
                 continue
             visible = _visible_from(drill, fault.kind, fired, pick)
-            if visible is None or action.time < visible:
-                continue
-            if fault.kind == "corrupt_checkpoint" and done.values.get("step") != pick.step:
-                continue
-            return True
+            if visible is not None and action.time >= visible:
+                return True
     return False
+
+
+def _names_the_pick(done: Effect, pick) -> bool:
+    """The look names what the fault struck (its job, node or leaf, and its checkpoint's step
+    when the look reads one), or shows every one of them (`fabric` with no leaf)."""
+    step = done.values.get("step")
+    if step is not None and pick.step is not None and step != pick.step:
+        return False
+    if any(pick.field(kind) == name for kind, name in done.names):
+        return True
+    if done.names:
+        return False
+    kinds = {a.type.names for a in VERBS[done.verb].args if a.optional}
+    return any(pick.field(str(kind)) is not None for kind in kinds)
 
 
 def _visible_from(drill: Drill, kind: str, fired: float, pick) -> float | None:

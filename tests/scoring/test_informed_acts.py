@@ -18,6 +18,7 @@ from drill.engine.discipline import measure_discipline
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, play_lines, score_against
 from drill.engine.score import UNINFORMED_CAP, _judgement_caps
+from drill.faults import KINDS
 from tests.scoring.nights import facts, incident, reference_score
 
 MARGIN = 10.0
@@ -279,3 +280,9 @@ def test_an_act_without_a_declaration_is_refused():
             5,
             informed_by=(Need((By("status"),)),),
         )
+
+
+def test_every_fault_kind_a_look_shows_exists():
+    for verb in VERBS.values():
+        assert set(verb.shows) <= set(KINDS), verb.name
+        assert not verb.shows or verb.kind == Kind.LOOK, verb.name

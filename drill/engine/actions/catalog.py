@@ -24,8 +24,10 @@ Adding a verb
    drill/tui/completion.py knows where they come from), and for a job verb `others_jobs=True`
    only if the learner may run it on another team's job. An act declares `informed_by`: the
    looks that inform it (`()` for one that changes only the operator's own record, like `note`);
-   discipline (drill/engine/discipline.py) judges each change by them. Add its usage to the list of verbs in
-   incidents/README.md, and for a job verb its row, with why, to the table there.
+   discipline (drill/engine/discipline.py) judges each change by them. A look may declare
+   `shows`: the fault kinds its output reveals once they strike what it names. Add its usage
+   to the list of verbs in incidents/README.md, and for a job verb its row, with why, to the
+   table there.
 3. Test it: its rejections and its effect on the world in tests/engine/test_actions.py, and its
    rows in the literal tables of tests/engine/test_verbs.py (what it costs, what it touches,
    its runbook section, and for a job verb whether another team's job is refused). Those
@@ -201,6 +203,21 @@ class Need:
     when: When = When.ALWAYS
 
 
+# Faults nvidia-smi shows once they strike a node: a GPU's state, its processes and memory,
+# the fabric manager, the node not answering.
+GPU_FAULTS = (
+    "gpu_xid",
+    "gpu_needs_reset",
+    "node_down",
+    "fabric_manager_down",
+    "straggler",
+    "zombie_memory",
+)
+# And the health check, which also prints the kernel log: an OOM kill too.
+NODE_FAULTS = (*GPU_FAULTS, "kill_rank")
+# Faults the ranks' timers and stacks show: a rank alive but stuck.
+HANG_FAULTS = ("hang_rank", "nfs_hang")
+
 # The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf.
 NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF)))
 # What a checkpoint choice rests on: the list of them, or one read back.
@@ -228,16 +245,21 @@ class Verb:
     # An act: the looks that inform it, each need met by one look made after the first visible
     # signal (drill/engine/discipline.py). `()`: it needs none (ack, note, hint, wait).
     informed_by: tuple[Need, ...] | None = None
+    # A look: the fault kinds whose evidence its output shows once they strike what it names
+    # (drill/faults/). The end of such a look can be the night's first visible signal.
+    shows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.cost, Cost):
             object.__setattr__(self, "cost", Cost(self.cost))
+        if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
+            raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
         if self.kind == Kind.ACT and self.informed_by is None:
             raise ValueError(f"{self.name} is an act: declare the looks that inform it")
         if self.kind == Kind.LOOK and self.informed_by:
             raise ValueError(f"{self.name} is a look: nothing informs a look")
-        if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
-            raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
+        if self.kind == Kind.ACT and self.shows:
+            raise ValueError(f"{self.name} is an act: only a look shows a fault")
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -305,6 +327,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("job", JOB),),
             options=(Option("--rank", NUMBER, what="rank"),),
             others_jobs=True,
+            shows=("bad_shard",),
         ),
         Verb(
             "health",
@@ -317,6 +340,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="It shows each GPU's state and the node's recent kernel log, where the driver"
             " prints Xid lines.",
+            shows=NODE_FAULTS,
         ),
         Verb(
             "perf",
@@ -331,6 +355,7 @@ VERBS: dict[str, Verb] = {
             detail="What the training script's own timers report for each rank over its last"
             " steps, with the sequence numbers of the last collective each rank enqueued and"
             " completed.",
+            shows=HANG_FAULTS,
         ),
         Verb(
             "stack",
@@ -341,6 +366,7 @@ VERBS: dict[str, Verb] = {
             diagnose.stack,
             30,
             args=(Arg("job", JOB), Arg("rank", NUMBER)),
+            shows=HANG_FAULTS,
         ),
         Verb(
             "gpus",
@@ -351,6 +377,7 @@ VERBS: dict[str, Verb] = {
             diagnose.gpus,
             20,
             args=(Arg("node", NODE),),
+            shows=GPU_FAULTS,
         ),
         Verb(
             "fabric",
@@ -361,6 +388,7 @@ VERBS: dict[str, Verb] = {
             diagnose.fabric,
             30,
             args=(Arg("leaf", LEAF, optional=True),),
+            shows=("link_flap", "ib_flap"),
         ),
         Verb(
             "df",
@@ -396,6 +424,7 @@ VERBS: dict[str, Verb] = {
                 " while the night goes on.",
             ),
             args=(Arg("job", JOB), Arg("step", STEP)),
+            shows=("corrupt_checkpoint",),
         ),
         Verb(
             "cordon",
