@@ -69,8 +69,6 @@ class Outcome:
     # seconds lost to a throttled GPU or flapping leaf left in place. Priced into `harms`.
     risk_gpu_seconds: float = 0.0
     slowed_gpu_seconds: float = 0.0
-    # Changes made with no informing look after the first visible signal.
-    uninformed_changes: int = 0
     # Work beyond need (drill/engine/excess.py), read by the score's fixed costs: every step
     # trained (steps trained again after a rewind included), data skipped that was not bad, GPU
     # seconds held beyond the job's need while others queued, and other teams' running jobs
@@ -83,6 +81,11 @@ class Outcome:
     looks_after_signal: int = 0
     skips: list[list[int]] = field(default_factory=list)  # `restart --skip` ranges, as recorded
     target_gpus: int = 0  # the GPUs the job needs
+    # Discipline: changes with no informing look after the first visible signal, and for each
+    # its line and the look it lacked ("restart llm --from 100 came with no `ckpt list` or
+    # `ckpt verify` of llm"), for the debrief.
+    uninformed_changes: int = 0
+    uninformed_lines: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -141,6 +144,8 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.pages_due, outcome.pages_acked_in_time = d.pages_due, d.pages_acked_in_time
     outcome.hints_used, outcome.notes, outcome.discipline = d.hints_used, d.notes, d.value
     outcome.looks_after_signal = d.looks_after_signal
+    outcome.uninformed_changes = d.changes - d.changes_after_look
+    outcome.uninformed_lines = list(d.uninformed)
     _measure_progress(drill, outcome, clock)
     # Other teams' night goes on after the learner's job is done; measure all of it.
     world.run_rest_of_night()

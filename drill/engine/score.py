@@ -504,8 +504,16 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits = []
     if o.changes:
         bits.append(
-            f"{o.changes_after_look} of {o.changes} changes came after a look at what they changed,"
-            " made after the first sign of trouble"
+            f"{o.changes_after_look} of {o.changes} changes came after the look that informs"
+            " them, made after the first sign of trouble"
+        )
+    if o.uninformed_lines:
+        shown = "; ".join(o.uninformed_lines[:3])
+        more = len(o.uninformed_lines) - 3
+        bits.append(
+            f"uninformed: {shown} after the first sign"
+            + (f", and {more} more" if more > 0 else "")
+            + ", and a change made without its look keeps the night from an A"
         )
     elif o.pages_due and not o.looks_after_signal:
         bits.append("no look and no change after the pages came: no response earns no looks part")
@@ -516,10 +524,5 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits.append(f"{o.notes} note(s) written" if o.notes else "no notes written")
     if o.hints_used:
         bits.append(f"{o.hints_used} hint(s) used")
-    text = "; ".join(bits).capitalize() + "."
-    if o.uninformed_changes > par.outcome.uninformed_changes:
-        text += (
-            f" {o.uninformed_changes} change(s) had no look that informed them: whatever the"
-            f" figures say, the total stays below {UNINFORMED_CEILING + 0.1:.0f}."
-        )
-    return text
+    text = "; ".join(bits)
+    return text[:1].upper() + text[1:] + "."

@@ -22,8 +22,12 @@ Adding a verb
    `cost`, its `args` and `options` with types from argtypes.py (add a type there only when no
    existing one reads the word; completion offers values for a new type only once
    drill/tui/completion.py knows where they come from), and for a job verb `others_jobs=True`
-   only if the learner may run it on another team's job. Add its usage to the list of verbs in
-   incidents/README.md, and for a job verb its row, with why, to the table there.
+   only if the learner may run it on another team's job. An act declares `informed_by`: the
+   looks that inform it (`()` for one that changes only the operator's own record, like `note`);
+   discipline (drill/engine/discipline.py) judges each change by them. A look may declare
+   `shows`: the fault kinds its output reveals once they strike what it names. Add its usage
+   to the list of verbs in incidents/README.md, and for a job verb its row, with why, to the
+   table there.
 3. Test it: its rejections and its effect on the world in tests/engine/test_actions.py, and its
    rows in the literal tables of tests/engine/test_verbs.py (what it costs, what it touches,
    its runbook section, and for a job verb whether another team's job is refused). Those
@@ -35,7 +39,7 @@ and the score's looks and changes follow from the declaration.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -157,6 +161,73 @@ class Cost:
         return float(self.seconds(ctx, call) if callable(self.seconds) else self.seconds)
 
 
+class When(StrEnum):
+    """Which lines of a verb a need applies to."""
+
+    ALWAYS = "always"
+    FROM_STEP = "from a step"  # `--from N` or `--from scratch`: a choice among the checkpoints
+    FROM_LATEST = "from latest"  # `--from latest`, or no `--from`
+    SKIP = "skip"  # with `--skip A-B`
+    HUNG = "hung"  # it stops an attempt with a rank alive but stuck (a hang, not a dead GPU)
+
+
+class Of(StrEnum):
+    """Which looks of a verb count for what an act names."""
+
+    THAT = "that"  # a look naming the same job, node, volume or leaf
+    OR_ALL = "or all"  # that one, or the look left the name out and showed them all (`df`)
+    LEAF = "leaf"  # for a node: `fabric` of the node's leaf, or of every leaf
+    ANY = "any"  # the look, whatever it names (`queue`, `df` before deleting a checkpoint)
+
+
+@dataclass(frozen=True)
+class By:
+    """One look that informs: its verb and which of its lines count."""
+
+    verb: str
+    of: Of = Of.THAT
+
+    @property
+    def shown(self) -> str:
+        return f"`{self.verb}`"
+
+
+@dataclass(frozen=True)
+class Need:
+    """Looks an act needs before it, any one of `by`, about what the act names: its target, or
+    each name an argument or option gives (`about="--exclude"`: each excluded node; a line that
+    leaves the option out needs nothing for it). `when` says which lines of the verb need it."""
+
+    by: tuple[By, ...]
+    about: str = ""
+    when: When = When.ALWAYS
+
+
+# Faults nvidia-smi shows once they strike a node: a GPU's state, its processes and memory,
+# the fabric manager, the node not answering.
+GPU_FAULTS = (
+    "gpu_xid",
+    "gpu_needs_reset",
+    "node_down",
+    "fabric_manager_down",
+    "straggler",
+    "zombie_memory",
+)
+# And the health check, which also prints the kernel log: an OOM kill too.
+NODE_FAULTS = (*GPU_FAULTS, "kill_rank")
+# Faults the ranks' timers and stacks show: a rank alive but stuck.
+HANG_FAULTS = ("hang_rank", "nfs_hang")
+
+# The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf.
+NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF)))
+# What a checkpoint choice rests on: the list of them, or one read back.
+CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
+# What a resume from `latest` rests on: the job's state, its log or its checkpoints.
+JOB_STATE = (By("status"), By("logs"), By("ckpt list"))
+# What tells a hang apart: the log, the ranks' timers, a stack dump.
+HANG_LOOKS = Need((By("logs"), By("perf"), By("stack")), when=When.HUNG)
+
+
 @dataclass(frozen=True)
 class Verb:
     name: str  # "cordon", "ckpt rm"
@@ -171,12 +242,24 @@ class Verb:
     others_jobs: bool = False  # may run on a job that is not the learner's (On.JOB verbs)
     plan: bool = False  # part of the pre-shift plan: free before the night starts
     detail: str = ""
+    # An act: the looks that inform it, each need met by one look made after the first visible
+    # signal (drill/engine/discipline.py). `()`: it needs none (ack, note, hint, wait).
+    informed_by: tuple[Need, ...] | None = None
+    # A look: the fault kinds whose evidence its output shows once they strike what it names
+    # (drill/faults/). The end of such a look can be the night's first visible signal.
+    shows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.cost, Cost):
             object.__setattr__(self, "cost", Cost(self.cost))
         if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
             raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
+        if self.kind == Kind.ACT and self.informed_by is None:
+            raise ValueError(f"{self.name} is an act: declare the looks that inform it")
+        if self.kind == Kind.LOOK and self.informed_by:
+            raise ValueError(f"{self.name} is a look: nothing informs a look")
+        if self.kind == Kind.ACT and self.shows:
+            raise ValueError(f"{self.name} is an act: only a look shows a fault")
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -244,6 +327,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("job", JOB),),
             options=(Option("--rank", NUMBER, what="rank"),),
             others_jobs=True,
+            shows=("bad_shard",),
         ),
         Verb(
             "health",
@@ -256,6 +340,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="It shows each GPU's state and the node's recent kernel log, where the driver"
             " prints Xid lines.",
+            shows=NODE_FAULTS,
         ),
         Verb(
             "perf",
@@ -270,6 +355,7 @@ VERBS: dict[str, Verb] = {
             detail="What the training script's own timers report for each rank over its last"
             " steps, with the sequence numbers of the last collective each rank enqueued and"
             " completed.",
+            shows=HANG_FAULTS,
         ),
         Verb(
             "stack",
@@ -280,6 +366,7 @@ VERBS: dict[str, Verb] = {
             diagnose.stack,
             30,
             args=(Arg("job", JOB), Arg("rank", NUMBER)),
+            shows=HANG_FAULTS,
         ),
         Verb(
             "gpus",
@@ -290,6 +377,7 @@ VERBS: dict[str, Verb] = {
             diagnose.gpus,
             20,
             args=(Arg("node", NODE),),
+            shows=GPU_FAULTS,
         ),
         Verb(
             "fabric",
@@ -300,6 +388,7 @@ VERBS: dict[str, Verb] = {
             diagnose.fabric,
             30,
             args=(Arg("leaf", LEAF, optional=True),),
+            shows=("link_flap", "ib_flap"),
         ),
         Verb(
             "df",
@@ -335,6 +424,7 @@ VERBS: dict[str, Verb] = {
                 " while the night goes on.",
             ),
             args=(Arg("job", JOB), Arg("step", STEP)),
+            shows=("corrupt_checkpoint",),
         ),
         Verb(
             "cordon",
@@ -345,6 +435,7 @@ VERBS: dict[str, Verb] = {
             act.cordon,
             15,
             args=(Arg("node", NODE),),
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "uncordon",
@@ -357,6 +448,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="It also takes the node off your job's exclude list (`restart --exclude`),"
             " so your job may be placed there again.",
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "drain",
@@ -368,6 +460,7 @@ VERBS: dict[str, Verb] = {
             15,
             args=(Arg("node", NODE),),
             detail="Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "reboot",
@@ -380,6 +473,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
             " stay broken. A node that was cordoned or drained comes back drained.",
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "reset",
@@ -395,6 +489,7 @@ VERBS: dict[str, Verb] = {
             " (Xid 74), a GSP timeout (Xid 119) and a pending row remap. It does not bring back"
             " a GPU that fell off the bus or has a double bit ECC error. Other work on the node"
             " keeps running.",
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "swap",
@@ -406,6 +501,7 @@ VERBS: dict[str, Verb] = {
             60,
             args=(Arg("node", NODE),),
             detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
+            informed_by=(NODE_LOOKS,),
         ),
         Verb(
             "cordon-leaf",
@@ -418,6 +514,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("leaf", LEAF),),
             detail="`nodes` shows each node's leaf. Running work keeps running; nodes that are"
             " already out of service stay as they are. `uncordon NODE` puts one back.",
+            informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
         ),
         Verb(
             "drain-leaf",
@@ -429,6 +526,7 @@ VERBS: dict[str, Verb] = {
             15,
             args=(Arg("leaf", LEAF),),
             detail="Nodes already draining, drained, down or rebooting stay as they are.",
+            informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
         ),
         Verb(
             "cancel",
@@ -439,6 +537,7 @@ VERBS: dict[str, Verb] = {
             act.cancel,
             15,
             args=(Arg("job", JOB),),
+            informed_by=(Need((By("status"), By("logs"), By("queue", Of.ANY))),),
         ),
         Verb(
             "requeue",
@@ -449,6 +548,7 @@ VERBS: dict[str, Verb] = {
             act.requeue,
             15,
             args=(Arg("job", JOB),),
+            informed_by=(Need(JOB_STATE), HANG_LOOKS),
         ),
         Verb(
             "restart",
@@ -471,6 +571,15 @@ VERBS: dict[str, Verb] = {
             " --world N runs on N GPUs; the global batch is kept by gradient accumulation."
             " --skip A-B never reads the batches of steps A to B (as a run from step 1"
             " would number them), in this attempt and every later one.",
+            informed_by=(
+                Need(CKPT_CHOICE, when=When.FROM_STEP),
+                Need(JOB_STATE, when=When.FROM_LATEST),
+                Need((By("logs"),), when=When.SKIP),
+                HANG_LOOKS,
+                # Keeping the job off a node, or letting it back on, is a judgement of that node.
+                replace(NODE_LOOKS, about="--exclude"),
+                replace(NODE_LOOKS, about="--include"),
+            ),
         ),
         Verb(
             "hold",
@@ -481,6 +590,7 @@ VERBS: dict[str, Verb] = {
             act.hold,
             10,
             args=(Arg("job", JOB),),
+            informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
         Verb(
             "release",
@@ -491,6 +601,7 @@ VERBS: dict[str, Verb] = {
             act.release,
             10,
             args=(Arg("job", JOB),),
+            informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
         Verb(
             "priority",
@@ -501,6 +612,7 @@ VERBS: dict[str, Verb] = {
             act.priority,
             10,
             args=(Arg("job", JOB), Arg("class", CLASS)),
+            informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
         Verb(
             "ckpt rm",
@@ -511,6 +623,7 @@ VERBS: dict[str, Verb] = {
             storage.ckpt_rm,
             15,
             args=(Arg("job", JOB), Arg("step", STEP)),
+            informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
         ),
         Verb(
             "ckpt prune",
@@ -522,6 +635,7 @@ VERBS: dict[str, Verb] = {
             15,
             args=(Arg("job", JOB),),
             options=(Option("--keep", KEEP, required=True),),
+            informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
         ),
         Verb(
             "quota",
@@ -532,6 +646,7 @@ VERBS: dict[str, Verb] = {
             storage.quota,
             60,
             args=(Arg("volume", VOLUME), Arg("size", SIZE)),
+            informed_by=(Need((By("df", Of.OR_ALL),)),),
         ),
         Verb(
             "set",
@@ -544,6 +659,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("job", JOB), Arg("key", KEY), Arg("value", VALUE)),
             plan=True,
             detail="Settings apply from the next attempt (a checkpoint cadence change applies at once).",
+            informed_by=(Need((By("status"), By("ckpt list"), By("df", Of.ANY))),),
         ),
         Verb(
             "ack",
@@ -554,6 +670,7 @@ VERBS: dict[str, Verb] = {
             act.ack,
             5,
             args=(Arg("page", PAGE),),
+            informed_by=(),
         ),
         Verb(
             "note",
@@ -564,6 +681,7 @@ VERBS: dict[str, Verb] = {
             act.note,
             30,
             args=(Arg("text", TEXT, missing="say what you saw or what you will do"),),
+            informed_by=(),
         ),
         Verb(
             "hint",
@@ -573,6 +691,7 @@ VERBS: dict[str, Verb] = {
             Section.NIGHT,
             act.hint,
             10,
+            informed_by=(),
         ),
         Verb(
             "wait",
@@ -587,6 +706,7 @@ VERBS: dict[str, Verb] = {
                 "Takes its duration of your time while the night goes on.",
             ),
             args=(Arg("duration", DURATION, what="wait"),),
+            informed_by=(),
         ),
         Verb(
             "help",
@@ -668,3 +788,15 @@ def refusal_on_others_job(verb: Verb, job: Any, mine: Any) -> str | None:
         f" is theirs to run, not yours. Look with `status {job.name}`, or work on your own job,"
         f" {mine.name}."
     )
+
+
+def _check_needs() -> None:
+    """Every look a need names is a look verb: a typo would make an act impossible to inform."""
+    for verb in VERBS.values():
+        for need in verb.informed_by or ():
+            for by in need.by:
+                if by.verb not in VERBS or VERBS[by.verb].kind != Kind.LOOK:
+                    raise ValueError(f"{verb.name} is informed by {by.verb!r}, not a look")
+
+
+_check_needs()

@@ -10,12 +10,14 @@ the night's actions, taken from each verb's declaration.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from drill.engine.actions.catalog import VERBS, Kind, On
 from drill.engine.actions.parser import Command, parse
 
-# ("node", name), ("job", name), ("volume", name) or ("cluster", None).
+# ("node", name), ("job", name), ("volume", name) or ("cluster", None); among `names`, also
+# ("leaf", name).
 Target = tuple[str, str | None]
 CLUSTER: Target = ("cluster", None)
 
@@ -25,9 +27,12 @@ class Effect:
     verb: str
     kind: Kind  # look or act
     touches: Target | None  # None: only the operator's own record (ack, note, hint, wait, help)
-    # Every node, job and volume the line names, in order: the target and any others, like the
-    # nodes of `restart JOB --exclude NODE,...`.
+    # Every node, job, volume and leaf the line names, in order: the target and any others,
+    # like the nodes of `restart JOB --exclude NODE,...`.
     names: tuple[Target, ...] = ()
+    # The line's typed values by argument and option name (`--from`, `--skip`, `step`): what
+    # discipline reads to know which of the verb's needs a line has.
+    values: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def is_look(self) -> bool:
@@ -39,18 +44,28 @@ class Effect:
         """An act that changes a node, a job, a volume or the cluster."""
         return self.kind == Kind.ACT and self.touches is not None
 
+    def names_in(self, part: str) -> tuple[Target, ...]:
+        """What one argument or option of the line names (`--exclude`: each node)."""
+        return _named(self.verb, self.values, part)
+
 
 def effect(command: Command) -> Effect:
     verb = VERBS[command.verb]
-    return Effect(verb.name, verb.kind, touches(command), named(command))
+    return Effect(verb.name, verb.kind, touches(command), named(command), dict(command.values))
 
 
 def named(command: Command) -> tuple[Target, ...]:
-    """Every node, job and volume the command names, by its arguments' declared types."""
+    """Every node, job, volume and leaf the command names, by its arguments' declared types."""
+    return _named(command.verb, command.values)
+
+
+def _named(verb: str, values: dict[str, Any], only: str | None = None) -> tuple[Target, ...]:
     out: list[Target] = []
-    for part in VERBS[command.verb].typed():
-        kind, value = part.type.names, command.values.get(part.name)
-        if value is None or kind not in ("node", "job", "volume"):
+    for part in VERBS[verb].typed():
+        if only is not None and part.name != only:
+            continue
+        kind, value = part.type.names, values.get(part.name)
+        if value is None or kind not in ("node", "job", "volume", "leaf"):
             continue
         out += [(kind, name) for name in (value if part.type.many else (value,))]
     return tuple(out)
