@@ -511,11 +511,9 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
         shown = "; ".join(o.uninformed_lines[:3])
         more = len(o.uninformed_lines) - 3
         bits.append(
-            f"uninformed: {shown} after the first sign"
-            + (f", and {more} more" if more > 0 else "")
-            + ", and a change made without its look keeps the night from an A"
+            f"uninformed: {shown} after the first sign" + (f", and {more} more" if more > 0 else "")
         )
-    elif o.pages_due and not o.looks_after_signal:
+    elif not o.changes and o.pages_due and not o.looks_after_signal:
         bits.append("no look and no change after the pages came: no response earns no looks part")
     if o.pages_due:
         bits.append(
@@ -525,4 +523,10 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     if o.hints_used:
         bits.append(f"{o.hints_used} hint(s) used")
     text = "; ".join(bits)
-    return text[:1].upper() + text[1:] + "."
+    text = text[:1].upper() + text[1:] + "."
+    if o.uninformed_changes > par.outcome.uninformed_changes:
+        text += (
+            f" {o.uninformed_changes} change(s) had no look that informed them: a guess that came"
+            f" off is not a diagnosis, so the total stays below {UNINFORMED_CEILING + 0.1:.0f}."
+        )
+    return text

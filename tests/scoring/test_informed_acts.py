@@ -17,7 +17,7 @@ from drill.engine.actions.catalog import VERBS, By, Kind, Need, On, Verb
 from drill.engine.discipline import measure_discipline
 from drill.engine.outcome import Outcome
 from drill.engine.par import measured_run, par_and_floor, play_lines, score_against
-from drill.engine.score import UNINFORMED_CAP, _judgement_caps
+from drill.engine.score import UNINFORMED_CEILING, _judgement_caps
 from drill.faults import KINDS
 from tests.scoring.nights import facts, incident, reference_score
 
@@ -228,13 +228,15 @@ def test_the_debrief_names_the_uninformed_act_and_its_look():
     )
 
 
-def test_the_cap_reads_the_outcome_alone():
+def test_the_cap_reads_the_outcome_against_the_reference():
     base = Outcome(
         end_time=1.0, completed=True, alive=True, recovered=True, final_step=1, target_steps=1
     )
-    assert _judgement_caps(base) == float("inf")
-    assert _judgement_caps(dataclasses.replace(base, uninformed_changes=1)) == UNINFORMED_CAP
-    assert UNINFORMED_CAP < 90.0
+    guess = dataclasses.replace(base, uninformed_changes=1)
+    assert _judgement_caps(base, base) == 100.0
+    assert _judgement_caps(guess, base) == UNINFORMED_CEILING
+    assert _judgement_caps(guess, guess) == 100.0  # no worse than the reference itself
+    assert UNINFORMED_CEILING < 90.0
 
 
 # -- the declarations -------------------------------------------------------------------------
