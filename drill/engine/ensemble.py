@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 # machine, the longest for a four-hour night with many jobs); see the README's "How a night is
 # scored" for the measured time it adds.
 ENSEMBLE_NIGHTS = 8
-# The components read as an expectation over the ensemble.
-EXPECTED = ("collateral",)
+# The components read as an expectation over the ensemble (progress only for an incident with
+# a pre-shift plan: see expected_figures).
+EXPECTED = ("collateral", "progress")
 _WORD = re.compile(r"[A-Za-z0-9_.:-]+")
 
 
@@ -166,11 +167,19 @@ def expected_figures(
     tonight_floor: Outcome,
     nights: list[VariantNight],
     floor_nights: list[Outcome | None],
+    *,
+    progress: bool = False,
 ) -> dict[str, dict]:
     """Per component in EXPECTED: tonight's figure and each used variant's, each against that
     night's own floor, with their mean. `floor_nights` are the floor's variants, in order (None:
-    the floor's own variant was not used, so neither is anyone's)."""
+    the floor's own variant was not used, so neither is anyone's).
+
+    `progress` (for an incident with a pre-shift plan): the steps behind the undisturbed run are
+    an expectation too, because what a checkpoint cadence costs depends on when failures
+    strike, which nobody on call could know. Tonight's figure is measured (the replica's loss,
+    where it trains); the variants' are counted on the sim."""
     values = [night_collateral(tonight, tonight_floor)]
+    behind = [float(tonight.steps_behind)]
     dropped = []
     for night, floor in zip(nights, floor_nights, strict=True):
         if night.outcome is None:
@@ -179,7 +188,8 @@ def expected_figures(
             dropped.append(f"night {night.variant}: the night with nobody acting differs there")
         else:
             values.append(night_collateral(night.outcome, floor))
-    return {
+            behind.append(float(night.outcome.steps_behind))
+    figures = {
         "collateral": {
             "nights": len(values),
             "mean": round(sum(values) / len(values), 3),
@@ -188,3 +198,12 @@ def expected_figures(
             "dropped_why": dropped,
         }
     }
+    if progress:
+        figures["progress"] = {
+            "nights": len(behind),
+            "mean": round(sum(behind) / len(behind), 3),
+            "values": behind,
+            "dropped": len(dropped),
+            "dropped_why": dropped,
+        }
+    return figures

@@ -86,6 +86,9 @@ class Outcome:
     # `ckpt verify` of llm"), for the debrief.
     uninformed_changes: int = 0
     uninformed_lines: list[str] = field(default_factory=list)
+    # Broken nodes the learner could see, still schedulable for other teams when the night ended
+    # (seen at least a paging target before the end): risk left behind, not just risk taken.
+    left_schedulable: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -156,6 +159,7 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     world.exposure.settle()
     outcome.risk_gpu_seconds = round(world.exposure.risk_gpu_seconds, 3)
     outcome.slowed_gpu_seconds = round(world.exposure.slowed_gpu_seconds, 3)
+    outcome.left_schedulable = world.exposure.left_schedulable(whole - paging_target)
     outcome.harms += collateral.left_behind(drill)
     outcome.steps_trained = job.steps_executed
     outcome.skipped_steps = excess.skipped_beyond_bad(job)

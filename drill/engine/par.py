@@ -67,7 +67,11 @@ def measured_run(
     data = _cached(incident, seed, backend, cache_dir)
     outcome, _, nights = _measured(incident, seed, backend, lines, name, cache_dir)
     outcome.expected = ensemble.expected_figures(
-        outcome, Outcome(**data["floor"]), nights, _floor_nights(data)
+        outcome,
+        Outcome(**data["floor"]),
+        nights,
+        _floor_nights(data),
+        progress=incident.plan is not None,
     )
     return outcome
 
@@ -154,8 +158,13 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
     par, actions, par_variants = _measured(
         incident, seed, backend, list(incident.reference), "reference", cache_dir
     )
-    par.expected = ensemble.expected_figures(par, floor, par_variants, floor_nights)
-    floor.expected = ensemble.expected_figures(floor, floor, floor_variants, floor_nights)
+    planned = incident.plan is not None
+    par.expected = ensemble.expected_figures(
+        par, floor, par_variants, floor_nights, progress=planned
+    )
+    floor.expected = ensemble.expected_figures(
+        floor, floor, floor_variants, floor_nights, progress=planned
+    )
     data = {
         "par": par.to_json(),
         "floor": floor.to_json(),
@@ -250,7 +259,11 @@ def measure_drill(drill: Drill) -> Outcome:
     played = ensemble.accepted_lines(drill.actions)
     nights = ensemble.play_variants(incident, seed, played, clock, drill.world)
     outcome.expected = ensemble.expected_figures(
-        outcome, Outcome(**data["floor"]), nights, _floor_nights(data)
+        outcome,
+        Outcome(**data["floor"]),
+        nights,
+        _floor_nights(data),
+        progress=incident.plan is not None,
     )
     return outcome
 

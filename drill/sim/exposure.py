@@ -213,6 +213,16 @@ class Exposure:
             self.settle()
         self._ticking = False
 
+    def left_schedulable(self, seen_before: float) -> list[str]:
+        """Nodes still broken and offered to other teams now, whose fault the learner could see
+        before `seen_before`: what was left behind at the end of the night."""
+        self.settle()
+        return sorted(
+            name
+            for name, record in self.nodes.items()
+            if record.active and name in self._offered and record.since <= seen_before
+        )
+
     @property
     def risk_gpu_seconds(self) -> float:
         return sum(r.gpu_seconds for r in self.nodes.values())
