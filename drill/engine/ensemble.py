@@ -162,6 +162,10 @@ def _kernel_log(world: World, node: str, until: float) -> list[str]:
     return [text for time, text in world.cluster.nodes[node].kernel_log if time <= until]
 
 
+def _held_hours(o: Outcome) -> float:
+    return o.extra_gpu_seconds / 3600.0
+
+
 def expected_figures(
     tonight: Outcome,
     tonight_floor: Outcome,
@@ -178,7 +182,9 @@ def expected_figures(
     an expectation too, because what a checkpoint cadence costs depends on when failures
     strike, which nobody on call could know. Tonight's figure is measured (the replica's loss,
     where it trains); the variants' are counted on the sim."""
-    values = [night_collateral(tonight, tonight_floor)]
+    # Harm to others, plus GPUs held beyond the job's need while others queued: both are
+    # what other teams went without, and both depend on who else was there.
+    values = [night_collateral(tonight, tonight_floor) + _held_hours(tonight)]
     behind = [float(tonight.steps_behind)]
     dropped = []
     for night, floor in zip(nights, floor_nights, strict=True):
@@ -187,7 +193,7 @@ def expected_figures(
         elif floor is None:
             dropped.append(f"night {night.variant}: the night with nobody acting differs there")
         else:
-            values.append(night_collateral(night.outcome, floor))
+            values.append(night_collateral(night.outcome, floor) + _held_hours(night.outcome))
             behind.append(float(night.outcome.steps_behind))
     figures = {
         "collateral": {

@@ -247,6 +247,14 @@ def expected_steps_behind(n: Night) -> float:
     return float(expected["mean"]) if expected else n.outcome.steps_behind
 
 
+def collateral_figure(n: Night) -> float:
+    """Collateral as scored: harm to others plus GPUs held beyond the job's need while others
+    queued, as the ensemble's mean (which counts both on every night) or tonight's."""
+    if n.outcome.expected.get("collateral"):
+        return expected_collateral(n)
+    return n.harm.gpu_hours + held_gpu_hours(n.outcome)
+
+
 def basis_of(name: str, mine: Outcome) -> str:
     """Whether a component's figure is tonight's or an expectation, and over how many nights."""
     if name in mine.expected:
@@ -263,7 +271,7 @@ def _why_expected_collateral(mine: Night) -> str:
     text = (
         f" Scored as the mean over {expected['nights']} nights (tonight and seeded variants with"
         f" other teams' jobs and random failures redrawn): {expected['mean']:.1f} GPU hours,"
-        f" tonight {mine.harm.gpu_hours:.1f}."
+        f" tonight {mine.harm.gpu_hours + held_gpu_hours(mine.outcome):.1f}."
     )
     if expected.get("dropped"):
         text += (
@@ -329,8 +337,8 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             alive_only=True,
         ),
         "collateral": Axis(
-            figure=lambda n: round(expected_collateral(n) + held_gpu_hours(n.outcome), 3),
-            goodness=lambda n: -(expected_collateral(n) + held_gpu_hours(n.outcome)),
+            figure=lambda n: round(collateral_figure(n), 3),
+            goodness=lambda n: -collateral_figure(n),
             scale=max(0.5, job_gpus * COLLATERAL_SCALE_HOURS),
             explain=_why_collateral,
             uncapped=True,
@@ -475,7 +483,7 @@ def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
     against = f" The reference caused {ref:.1f}."
     expected = _why_expected_collateral(mine)
     if expected:
-        ref = expected_collateral(par) + held_gpu_hours(par.outcome)
+        ref = collateral_figure(par)
         against = f" The reference caused {ref:.1f} on average." + expected
     against += _why_stopped_others(mine.outcome, par.outcome)
     against += _why_left_behind(mine.outcome, par.outcome)

@@ -115,9 +115,12 @@ def test_gpus_held_beyond_the_need_while_others_queue_are_harm():
     par, floor = par_and_floor(incident("preempted-job"), 2, "sim")
     score = score_against(incident("preempted-job"), mine, par, floor)
     assert "beyond the 16 GPUs it needs" in score.component("collateral").why
-    fair = score_against(
-        incident("preempted-job"), replace(mine, extra_gpu_seconds=0.0), par, floor
+    # The same restart at the job's own size, played like any night: less harm, on average too.
+    own = measured_run(
+        incident("preempted-job"), 2, "sim", [lines[0], "03:05 restart llm-pretrain"], "learner"
     )
+    fair = score_against(incident("preempted-job"), own, par, floor)
+    assert own.extra_gpu_seconds == 0
     assert score.component("collateral").value > fair.component("collateral").value
 
 
