@@ -66,14 +66,7 @@ def measured_run(
     """A runbook's night, measured like par and floor, with its ensemble's expectations."""
     data = _cached(incident, seed, backend, cache_dir)
     outcome, _, nights = _measured(incident, seed, backend, lines, name, cache_dir)
-    outcome.expected = ensemble.expected_figures(
-        outcome,
-        Outcome(**data["floor"]),
-        nights,
-        _floor_nights(data),
-        progress=incident.plan is not None,
-    )
-    return outcome
+    return _with_expectations(incident, outcome, data, nights)
 
 
 def _measured(
@@ -249,6 +242,21 @@ def score_outcome(
     return score_against(incident, mine, par, floor)
 
 
+def _with_expectations(
+    incident: Incident, outcome: Outcome, data: dict, nights: list[ensemble.VariantNight]
+) -> Outcome:
+    """The learner's outcome with its figures read over the ensemble, each variant against the
+    floor's own variant (cached with par and floor in `data`)."""
+    outcome.expected = ensemble.expected_figures(
+        outcome,
+        Outcome(**data["floor"]),
+        nights,
+        _floor_nights(data),
+        progress=incident.plan is not None,
+    )
+    return outcome
+
+
 def measure_drill(drill: Drill) -> Outcome:
     """The learner's night, measured like par and floor, with its ensemble's expectations: the
     learner's accepted actions played again on the variant nights."""
@@ -258,14 +266,7 @@ def measure_drill(drill: Drill) -> Outcome:
     data = _cached(incident, seed, drill.backend, drill.cache_dir)
     played = ensemble.accepted_lines(drill.actions)
     nights = ensemble.play_variants(incident, seed, played, clock, drill.world)
-    outcome.expected = ensemble.expected_figures(
-        outcome,
-        Outcome(**data["floor"]),
-        nights,
-        _floor_nights(data),
-        progress=incident.plan is not None,
-    )
-    return outcome
+    return _with_expectations(incident, outcome, data, nights)
 
 
 def score_drill(drill: Drill) -> Score:

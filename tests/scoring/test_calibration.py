@@ -62,9 +62,13 @@ def test_every_class_applies_somewhere():
 
 @pytest.mark.parametrize("name,kind", CASES, ids=[f"{n}-{k}" for n, k in CASES])
 def test_worse_class_lands_in_its_band_on_sim(name, kind):
+    _lands_in_band(name, kind, "sim")
+
+
+def _lands_in_band(name: str, kind: str, backend: str) -> None:
     band = CLASSES[kind]
     for seed in SEEDS:
-        total, reference, shown = _band(name, kind, seed, "sim")
+        total, reference, shown = _band(name, kind, seed, backend)
         assert total < band.ceiling, f"{shown}; the band is below {band.ceiling}"
         assert total <= reference - band.margin, f"{shown}; must be {band.margin} below"
 
@@ -76,8 +80,4 @@ def test_worse_class_lands_in_its_band_on_sim(name, kind):
     ids=[f"{n}-{k}" for n, k in CASES if n in WEIGHTS_NIGHTS],
 )
 def test_worse_class_lands_in_its_band_on_the_replica(name, kind):
-    band = CLASSES[kind]
-    for seed in SEEDS:
-        total, reference, shown = _band(name, kind, seed, "inprocess")
-        assert total < band.ceiling, f"{shown}; the band is below {band.ceiling}"
-        assert total <= reference - band.margin, f"{shown}; must be {band.margin} below"
+    _lands_in_band(name, kind, "inprocess")
