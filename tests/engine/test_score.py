@@ -221,10 +221,14 @@ def test_every_component_says_why_in_plain_english():
         assert component.why and "\u2014" not in component.why
 
 
-@pytest.mark.slow
-def test_shipped_incidents_pass_drill_test():
+# The nights whose lesson is in the weights are tested on the replica; the rest on the sim,
+# where their lessons (placement, storage, pages, plans) are decided.
+WEIGHTS_NIGHTS = ("incidents/bad-data-shard.yaml", "incidents/corrupt-checkpoint.yaml")
+
+
+def _drill_test(*args: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", "incidents/"],
+        [sys.executable, "-m", "drill", "test", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -233,6 +237,16 @@ def test_shipped_incidents_pass_drill_test():
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FAIL" not in done.stdout
+
+
+@pytest.mark.slow
+def test_shipped_incidents_pass_drill_test_on_the_sim():
+    _drill_test("incidents/", "--backend", "sim")
+
+
+@pytest.mark.slow
+def test_the_nights_whose_lesson_is_in_the_weights_pass_drill_test_on_the_replica():
+    _drill_test(*WEIGHTS_NIGHTS)
 
 
 # -- when par is no better than doing nothing, and the uncapped comparison ----------------------
