@@ -26,14 +26,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from drill.engine.actions.catalog import VERBS, Kind
+from drill.engine.actions.catalog import VERBS, Kind, On
 
 MARGIN = 10.0  # a worse practice lands at least this far below the reference
 B_CEILING = 90.0  # "no better than B": below an A
 C_CEILING = 80.0  # "C or lower"
 
-# Node acts that take a node out of service for everyone, not just for your job.
-TAKES_OUT = ("drain", "cordon", "swap", "drain-leaf", "cordon-leaf")
+# Acts that take a node out of service for everyone, not just for your job (the catalog says).
+TAKES_OUT = tuple(verb.name for verb in VERBS.values() if verb.out_of_service)
+# The verb that restarts a job from a checkpoint: the one with a `--from` option.
+RESTART = next(v.name for v in VERBS.values() if any(o.flag == "--from" for o in v.options))
 EXTRA_SKIP = 70  # steps of good data the skip-extra-data class throws away on top
 LAX_FACTOR = 3  # the lax-cadence class checkpoints this many times less often
 
@@ -106,7 +108,7 @@ def _from_scratch(lines: list[Line]) -> list[Line] | None:
     out, changed = [], False
     for when, text in lines:
         words = text.split()
-        if words[:1] == ["restart"] and "scratch" not in words:
+        if words[:1] == [RESTART] and "scratch" not in words:
             kept: list[str] = []
             skip_next = False
             for index, word in enumerate(words):
@@ -127,7 +129,7 @@ def _left_schedulable(lines: list[Line]) -> list[Line] | None:
     excluded: set[str] = set()
     for _, text in lines:
         words = text.split()
-        if words[:1] == ["restart"] and "--exclude" in words:
+        if words[:1] == [RESTART] and "--exclude" in words:
             index = words.index("--exclude")
             if index + 1 < len(words):
                 excluded |= set(words[index + 1].split(","))
@@ -150,7 +152,7 @@ def _skip_extra_data(lines: list[Line]) -> list[Line] | None:
     out, changed = [], False
     for when, text in lines:
         match = _SKIP.search(text)
-        if match and text.split()[:1] == ["restart"]:
+        if match and text.split()[:1] == [RESTART]:
             first, last = int(match.group(1)), int(match.group(2))
             text = text.replace(match.group(0), f"--skip {first}-{last + EXTRA_SKIP}")
             changed = True
@@ -158,15 +160,16 @@ def _skip_extra_data(lines: list[Line]) -> list[Line] | None:
     return out if changed else None
 
 
-_CADENCE = re.compile(r"^set (\S+) ckpt-every (\d+)$")
+_CADENCE = re.compile(r"(ckpt-every )(\d+)$")
 
 
 def _lax_cadence(lines: list[Line]) -> list[Line] | None:
     out, changed = [], False
     for when, text in lines:
-        match = _CADENCE.match(text)
-        if match:
-            text = f"set {match.group(1)} ckpt-every {int(match.group(2)) * LAX_FACTOR}"
+        match = _CADENCE.search(text)
+        if match and VERBS.get(_verb(text)) is not None and VERBS[_verb(text)].plan:
+            every = int(match.group(2)) * LAX_FACTOR
+            text = text[: match.start(2)] + str(every)
             changed = True
         out.append((when, text))
     return out if changed else None
@@ -202,17 +205,14 @@ def _verb(text: str) -> str:
 
 def _is_look(text: str) -> bool:
     verb = VERBS.get(_verb(text))
-    return verb is not None and verb.kind == Kind.LOOK and verb.name != "help"
+    # A look at something (help looks at nothing on the cluster).
+    return verb is not None and verb.kind == Kind.LOOK and verb.on != On.NOTHING
 
 
 def _is_change(text: str) -> bool:
     verb = VERBS.get(_verb(text))
-    return verb is not None and verb.kind == Kind.ACT and verb.name not in _PAPERWORK
-
-
-# Not a change at 3am: the operator's own record, and `set`, which references use for the
-# pre-shift plan (a plan is judged by the plan component, not by looks).
-_PAPERWORK = {"ack", "note", "hint", "wait", "set"}
+    # Paperwork (ack, note, hint, wait) needs no look; the plan (`set`) is judged by the plan.
+    return verb is not None and verb.kind == Kind.ACT and bool(verb.informed_by) and not verb.plan
 
 
 def _drop(lines: list[Line], dropped) -> list[Line]:

@@ -241,6 +241,9 @@ class Verb:
     options: tuple[Option, ...] = ()
     others_jobs: bool = False  # may run on a job that is not the learner's (On.JOB verbs)
     plan: bool = False  # part of the pre-shift plan: free before the night starts
+    # It takes what it names out of service for everyone, not just for the learner's job
+    # (cordon, drain, swap, and the leaf versions).
+    out_of_service: bool = False
     detail: str = ""
     # An act: the looks that inform it, each need met by one look made after the first visible
     # signal (drill/engine/discipline.py). `()`: it needs none (ack, note, hint, wait).
@@ -436,6 +439,7 @@ VERBS: dict[str, Verb] = {
             15,
             args=(Arg("node", NODE),),
             informed_by=(NODE_LOOKS,),
+            out_of_service=True,
         ),
         Verb(
             "uncordon",
@@ -461,6 +465,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
             informed_by=(NODE_LOOKS,),
+            out_of_service=True,
         ),
         Verb(
             "reboot",
@@ -502,6 +507,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
             informed_by=(NODE_LOOKS,),
+            out_of_service=True,
         ),
         Verb(
             "cordon-leaf",
@@ -515,6 +521,7 @@ VERBS: dict[str, Verb] = {
             detail="`nodes` shows each node's leaf. Running work keeps running; nodes that are"
             " already out of service stay as they are. `uncordon NODE` puts one back.",
             informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
+            out_of_service=True,
         ),
         Verb(
             "drain-leaf",
@@ -527,6 +534,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("leaf", LEAF),),
             detail="Nodes already draining, drained, down or rebooting stay as they are.",
             informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
+            out_of_service=True,
         ),
         Verb(
             "cancel",
