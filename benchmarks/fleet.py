@@ -11,7 +11,7 @@ scheduler, the background work and the failures, not a training loop.
 
 from __future__ import annotations
 
-from drill.incident.models import Incident
+from drill.incident.models import SCHEMA_VERSION, Incident
 
 HOUR, DAY = 3600.0, 86400.0
 
@@ -42,7 +42,7 @@ def fleet_data(
         cluster["mtbf"] = mtbf
     steps = min(2_900, int(length / step_time))
     return {
-        "schema": 1,
+        "schema": SCHEMA_VERSION,
         "id": "fleet-bench",
         "title": "A fleet for the scale benchmarks",
         "briefing": "Built in code by benchmarks/fleet.py.",

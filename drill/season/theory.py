@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from drill.incident.models import Incident
+from drill.incident.models import SCHEMA_VERSION, Incident
 from drill.season.progress import kept_steps as _kept
 from drill.sim.rng import substream
 from drill.sim.world import World
@@ -67,7 +67,7 @@ def rig(*, read_seconds: float = READ_SECONDS, mtbf: float = NODE_MTBF) -> Incid
     failing at random at `mtbf`, and a volume whose bandwidths set C and the checkpoint read."""
     return Incident.model_validate(
         {
-            "schema": 1,
+            "schema": SCHEMA_VERSION,
             "id": "theory-rig",
             "title": "Checkpoint theory rig",
             "briefing": "One job, nodes failing at random, nobody at the keyboard.",

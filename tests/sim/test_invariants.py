@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from drill.engine.drill import Drill
 from drill.faults import KINDS
+from drill.incident.models import SCHEMA_VERSION, Incident
 from drill.incident.models import Cluster as ClusterSpec
-from drill.incident.models import Incident
 from drill.incident.naming import layout
 from drill.sim.invariants import broken_rules, checkpoints_disagree
 
@@ -176,7 +176,7 @@ def nights(draw) -> tuple[Incident, list[tuple[int, str]], int]:
         for i in range(draw(st.integers(0, 4)))
     ]
     data = {
-        "schema": 1,
+        "schema": SCHEMA_VERSION,
         "id": "random-night",
         "title": "A random night",
         "briefing": "Drawn by hypothesis.",
@@ -281,7 +281,7 @@ def disk_nights(draw) -> tuple[Incident, list[tuple[int, str]]]:
             }
         )
     data = {
-        "schema": 1,
+        "schema": SCHEMA_VERSION,
         "id": "disk-night",
         "title": "A random night on disk",
         "briefing": "Drawn by hypothesis.",
