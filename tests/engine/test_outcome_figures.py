@@ -62,16 +62,16 @@ def test_trained_through_the_end_is_a_fifth_of_a_short_night():
     assert not outcome._trained_through_the_end(d, since + window - 1.0)
 
 
+def _long_job(keep: int) -> dict:
+    """A job that never finishes within the night, checkpointing every 20 steps."""
+    return job_spec(
+        "train", yours=True, steps=5000, checkpoint={"every": 20, "keep": keep, "write_time": "20s"}
+    )
+
+
 def test_a_dead_job_keeps_its_newest_whole_checkpoint():
     incident = build(
-        jobs=[
-            job_spec(
-                "train",
-                yours=True,
-                steps=5000,
-                checkpoint={"every": 20, "keep": 3, "write_time": "20s"},
-            )
-        ],
+        jobs=[_long_job(keep=3)],
         faults=[{"id": "kill", "kind": "kill_rank", "at": "03:40", "target": {"job": "train"}}],
     )
     d = drill(incident)
@@ -86,14 +86,7 @@ def test_a_dead_job_keeps_its_newest_whole_checkpoint():
 
 def test_a_corrupt_checkpoint_is_caught_only_when_verify_found_it():
     incident = build(
-        jobs=[
-            job_spec(
-                "train",
-                yours=True,
-                steps=5000,
-                checkpoint={"every": 20, "keep": 10, "write_time": "20s"},
-            )
-        ],
+        jobs=[_long_job(keep=10)],
         faults=[
             {"id": "rot", "kind": "corrupt_checkpoint", "at": "03:30"},
             {"id": "rot2", "kind": "corrupt_checkpoint", "at": "03:45"},
