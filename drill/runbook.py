@@ -11,9 +11,9 @@ import tempfile
 from dataclasses import dataclass
 
 from drill.atomic_file import write_text_atomic
-from drill.engine.actions.catalog import VERBS, section_of, verb_of
-from drill.engine.actions.errors import Reject
-from drill.engine.actions.parser import parse
+from drill.engine.actions.catalog import section_of, verb_of
+from drill.engine.planned import planned
+from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
@@ -89,26 +89,11 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     node_mtbf = incident.cluster.mtbf
     job_mtbf = node_mtbf / nodes if node_mtbf else None
     young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
-    chosen = _planned(record, "ckpt-every", spec.checkpoint.every)
-    keep = _planned(record, "ckpt-keep", spec.checkpoint.keep)
+    chosen = int(planned(record.save.actions, CKPT_EVERY, spec.checkpoint.every))
+    keep = int(planned(record.save.actions, CKPT_KEEP, spec.checkpoint.keep))
     return CadenceAdvice(
         write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
     )
-
-
-def _planned(record: NightRecord, key: str, default: int) -> int:
-    """The value the pre-shift plan chose for a setting: a plan verb's line at the night's start."""
-    value = default
-    for action in record.save.actions:
-        if not (action.accepted and action.time == 0):
-            continue
-        try:
-            command = parse(action.text)
-        except Reject:
-            continue  # a save from an engine that read the line differently
-        if VERBS[command.verb].plan and command.values.get("key") == key:
-            value = int(command.values["value"])
-    return value
 
 
 def _verb(text: str) -> str:

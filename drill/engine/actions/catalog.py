@@ -66,6 +66,7 @@ from drill.engine.actions.argtypes import (
     ArgType,
 )
 from drill.engine.actions.context import Call, Context
+from drill.engine.actions.settings import SETTINGS
 
 Handler = Callable[[Context, Call], str]
 
@@ -658,7 +659,7 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "set",
-            "change a job setting: ckpt-every, ckpt-keep, ckpt-on-sigterm, verify-on-resume",
+            f"change a job setting: {', '.join(SETTINGS)}",
             Kind.ACT,
             On.JOB,
             Section.CHECKPOINT,
