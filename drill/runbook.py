@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from drill.atomic_file import write_text_atomic
 from drill.engine.actions.catalog import section_of, verb_of
 from drill.engine.planned import planned
+from drill.engine.runbook_sections import (
+    COMPONENT_SECTION,
+    RUNBOOK_SECTIONS,
+    RunbookSection,
+    Section,
+)
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
@@ -20,12 +26,6 @@ from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
 
-SECTIONS = (
-    ("queue", "Queue"),
-    ("health", "Health"),
-    ("checkpoint", "Checkpoint"),
-    ("3am", "What you do at 3am"),
-)
 # What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
 SIGNALS = (
     ("no training progress", "A rank stopped. The others wait in the collective until its timeout, so the first sign is silence."),
@@ -118,19 +118,20 @@ def build_markdown(records: list[NightRecord]) -> str:
         " what the score said to do differently. Your own words are kept under each section."
     )
     out.append("")
-    for key, title in SECTIONS:
-        out += [f"## {title}", ""]
+    for section in RUNBOOK_SECTIONS:
+        out += [f"## {section.title}", ""]
         for record in records:
             out += [f"### {night_heading(record)}", ""]
-            out += _section(record, key)
+            out += _section(record, section)
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def _section(record: NightRecord, key: str) -> list[str]:
+def _section(record: NightRecord, section: RunbookSection) -> list[str]:
     lines: list[str] = []
     clock = record.drill.clock
-    if key == "3am":
+    key = section.section
+    if key == Section.NIGHT:
         lines += ["Signals that fired and what they meant:"]
         seen = set()
         for alert in record.drill.world.pager.alerts:
@@ -146,7 +147,7 @@ def _section(record: NightRecord, key: str) -> list[str]:
         if len(lines) == 1:
             lines.append("- No pages fired.")
         lines.append("")
-    if key == "checkpoint":
+    if key == Section.CHECKPOINT:
         advice = cadence(record)
         lines += advice.lines()
         plan = _component(record, "plan")
@@ -166,25 +167,14 @@ def _section(record: NightRecord, key: str) -> list[str]:
         lines.append("What the score says to do differently:")
         lines += [f"- {text}" for text in advice_lines]
         lines.append("")
-    own = record.save.texts.get(f"runbook.{key}", "").strip()
+    own = record.save.texts.get(section.save_key, "").strip()
     lines.append("Your notes:")
     lines.append(own if own else "_(nothing written yet)_")
-    if key == "3am":
+    if key == Section.NIGHT:
         notes = [text for _, text in record.drill.ctx.notes]
         if notes:
             lines += ["", "Notes you wrote during the night:"] + [f"- {n}" for n in notes]
     return lines
-
-
-COMPONENT_SECTION = {
-    "recovered": "queue",
-    "time_to_recovery": "3am",
-    "progress": "checkpoint",
-    "plan": "checkpoint",
-    "integrity": "checkpoint",
-    "collateral": "queue",
-    "discipline": "health",
-}
 
 
 def _component(record: NightRecord, name: str) -> dict | None:
@@ -193,11 +183,11 @@ def _component(record: NightRecord, name: str) -> dict | None:
     return next((c for c in record.score["components"] if c["name"] == name), None)
 
 
-def _differently(record: NightRecord, key: str) -> list[str]:
+def _differently(record: NightRecord, key: Section) -> list[str]:
     if not record.score:
         return (
             ["The night did not finish, so there is no score to learn from yet."]
-            if key == "3am"
+            if key == Section.NIGHT
             else []
         )
     out = []

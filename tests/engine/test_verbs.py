@@ -519,8 +519,8 @@ CONSUMERS = [
 ]
 DECLARATIONS = {"catalog.py", "act.py", "look.py", "storage.py"}  # the table and its handlers
 NOT_A_VERB = {
-    ("runbook.py", "queue"): "the runbook's Queue section",
-    ("runbook.py", "health"): "the runbook's Health section",
+    ("runbook_sections.py", "queue"): "the runbook's Queue section, declared",
+    ("runbook_sections.py", "health"): "the runbook's Health section, declared",
     ("runbook.py", "quota"): "an alert text pattern",
     ("timed.py", "nodes"): "the {fault.ID.nodes} template field",
     ("shown_text.py", "nodes"): "the {fault.ID.nodes} template field",

@@ -67,6 +67,7 @@ from drill.engine.actions.argtypes import (
 )
 from drill.engine.actions.context import Call, Context
 from drill.engine.actions.settings import SETTINGS
+from drill.engine.runbook_sections import Section
 
 Handler = Callable[[Context, Call], str]
 
@@ -85,15 +86,6 @@ class On(StrEnum):
     VOLUME = "volume"
     CLUSTER = "cluster"
     NOTHING = "nothing"  # the operator's own record: pages, notes, hints, time, help
-
-
-class Section(StrEnum):
-    """The runbook section an action of this verb is filed under."""
-
-    QUEUE = "queue"
-    HEALTH = "health"
-    CHECKPOINT = "checkpoint"
-    NIGHT = "3am"
 
 
 @dataclass(frozen=True)
@@ -235,7 +227,7 @@ class Verb:
     summary: str
     kind: Kind
     on: On
-    section: Section
+    section: Section  # the runbook section its actions are filed under
     handler: Handler
     cost: Cost  # a plain number of seconds is turned into a Cost
     args: tuple[Arg, ...] = ()
