@@ -182,7 +182,7 @@ class CheckpointSettings(Strict):
         CKPT_EVERY.default,
         ge=CKPT_EVERY.low,
         le=CKPT_EVERY.high,
-        description="checkpoint every N steps",
+        description=CKPT_EVERY.help,
     )
     keep: StrictInt = Field(
         CKPT_KEEP.default,

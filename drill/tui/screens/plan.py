@@ -10,6 +10,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 
+from drill.engine.actions.catalog import PLAN_VERB
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP, JOB_SETTINGS, MAX_NUMBER
 from drill.incident.models import Incident
 from drill.incident.units import format_duration, format_size
@@ -34,7 +35,7 @@ def plan_lines(incident: Incident, values: dict[str, int | bool]) -> list[str]:
     job = incident.plan.job  # type: ignore[union-attr]
     lines = []
     for key, value in values.items():
-        lines.append(f"set {job} {key} {JOB_SETTINGS[key].word(value)}")
+        lines.append(f"{PLAN_VERB.name} {job} {key} {JOB_SETTINGS[key].word(value)}")
     return lines
 
 
