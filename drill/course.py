@@ -18,22 +18,3 @@ KEY_CONCEPTS = (
     "Storage and quotas kill runs as often as kernels do.",
     "A runbook is part of the replica.",
 )
-
-RUNBOOK_SECTIONS = (
-    (
-        "runbook.queue",
-        "Queue",
-        "How do you read the queue? What makes a job pend, and what do you do about it?",
-    ),
-    (
-        "runbook.health",
-        "Health",
-        "Which signals tell you a node or a GPU is bad, and what do you check first?",
-    ),
-    (
-        "runbook.checkpoint",
-        "Checkpoint",
-        "How often do you checkpoint, how many do you keep, and how do you trust one?",
-    ),
-    ("runbook.3am", "At 3am", "The first five minutes after a page, in order."),
-)

@@ -11,21 +11,21 @@ import tempfile
 from dataclasses import dataclass
 
 from drill.atomic_file import write_text_atomic
-from drill.engine.actions.catalog import VERBS, section_of, verb_of
-from drill.engine.actions.errors import Reject
-from drill.engine.actions.parser import parse
+from drill.engine.actions.catalog import section_of, verb_of
+from drill.engine.planned import planned
+from drill.engine.runbook_sections import (
+    COMPONENT_SECTION,
+    RUNBOOK_SECTIONS,
+    RunbookSection,
+    Section,
+)
+from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
 
-SECTIONS = (
-    ("queue", "Queue"),
-    ("health", "Health"),
-    ("checkpoint", "Checkpoint"),
-    ("3am", "What you do at 3am"),
-)
 # What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
 SIGNALS = (
     ("no training progress", "A rank stopped. The others wait in the collective until its timeout, so the first sign is silence."),
@@ -89,26 +89,11 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     node_mtbf = incident.cluster.mtbf
     job_mtbf = node_mtbf / nodes if node_mtbf else None
     young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
-    chosen = _planned(record, "ckpt-every", spec.checkpoint.every)
-    keep = _planned(record, "ckpt-keep", spec.checkpoint.keep)
+    chosen = int(planned(record.save.actions, CKPT_EVERY, spec.checkpoint.every))
+    keep = int(planned(record.save.actions, CKPT_KEEP, spec.checkpoint.keep))
     return CadenceAdvice(
         write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
     )
-
-
-def _planned(record: NightRecord, key: str, default: int) -> int:
-    """The value the pre-shift plan chose for a setting: a plan verb's line at the night's start."""
-    value = default
-    for action in record.save.actions:
-        if not (action.accepted and action.time == 0):
-            continue
-        try:
-            command = parse(action.text)
-        except Reject:
-            continue  # a save from an engine that read the line differently
-        if VERBS[command.verb].plan and command.values.get("key") == key:
-            value = int(command.values["value"])
-    return value
 
 
 def _verb(text: str) -> str:
@@ -133,19 +118,20 @@ def build_markdown(records: list[NightRecord]) -> str:
         " what the score said to do differently. Your own words are kept under each section."
     )
     out.append("")
-    for key, title in SECTIONS:
-        out += [f"## {title}", ""]
+    for section in RUNBOOK_SECTIONS:
+        out += [f"## {section.title}", ""]
         for record in records:
             out += [f"### {night_heading(record)}", ""]
-            out += _section(record, key)
+            out += _section(record, section)
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
-def _section(record: NightRecord, key: str) -> list[str]:
+def _section(record: NightRecord, section: RunbookSection) -> list[str]:
     lines: list[str] = []
     clock = record.drill.clock
-    if key == "3am":
+    key = section.section
+    if key == Section.NIGHT:
         lines += ["Signals that fired and what they meant:"]
         seen = set()
         for alert in record.drill.world.pager.alerts:
@@ -161,7 +147,7 @@ def _section(record: NightRecord, key: str) -> list[str]:
         if len(lines) == 1:
             lines.append("- No pages fired.")
         lines.append("")
-    if key == "checkpoint":
+    if key == Section.CHECKPOINT:
         advice = cadence(record)
         lines += advice.lines()
         plan = _component(record, "plan")
@@ -181,25 +167,14 @@ def _section(record: NightRecord, key: str) -> list[str]:
         lines.append("What the score says to do differently:")
         lines += [f"- {text}" for text in advice_lines]
         lines.append("")
-    own = record.save.texts.get(f"runbook.{key}", "").strip()
+    own = record.save.texts.get(section.save_key, "").strip()
     lines.append("Your notes:")
     lines.append(own if own else "_(nothing written yet)_")
-    if key == "3am":
+    if key == Section.NIGHT:
         notes = [text for _, text in record.drill.ctx.notes]
         if notes:
             lines += ["", "Notes you wrote during the night:"] + [f"- {n}" for n in notes]
     return lines
-
-
-COMPONENT_SECTION = {
-    "recovered": "queue",
-    "time_to_recovery": "3am",
-    "progress": "checkpoint",
-    "plan": "checkpoint",
-    "integrity": "checkpoint",
-    "collateral": "queue",
-    "discipline": "health",
-}
 
 
 def _component(record: NightRecord, name: str) -> dict | None:
@@ -208,11 +183,11 @@ def _component(record: NightRecord, name: str) -> dict | None:
     return next((c for c in record.score["components"] if c["name"] == name), None)
 
 
-def _differently(record: NightRecord, key: str) -> list[str]:
+def _differently(record: NightRecord, key: Section) -> list[str]:
     if not record.score:
         return (
             ["The night did not finish, so there is no score to learn from yet."]
-            if key == "3am"
+            if key == Section.NIGHT
             else []
         )
     out = []

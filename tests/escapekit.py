@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from drill.course import RUNBOOK_SECTIONS
+from drill.engine.runbook_sections import RUNBOOK_SECTIONS
 from tests.clikit import run_drill
 
 OSC_52 = "\x1b]52;c;cm0gLXJmIH4K\x07"  # "put `rm -rf ~` on the clipboard"
@@ -33,7 +33,10 @@ def tampered_save(folder: Path, *, finished: bool = True) -> Path:
     if not finished:
         records = [r for r in records if r.get("type") not in ("score", "text")]
     else:
-        records += [{"type": "text", "key": key, "value": EVIL} for key, _, _ in RUNBOOK_SECTIONS]
+        records += [
+            {"type": "text", "key": key, "value": EVIL}
+            for key in (s.save_key for s in RUNBOOK_SECTIONS)
+        ]
         records.append({"type": "text", "key": "opinion", "value": EVIL})
     path.write_text(
         "".join(

@@ -17,14 +17,8 @@ from drill.engine.actions.settings import plan_refusal
 from drill.engine.timed import TEMPLATE, ActionsFileError, parse_line
 from drill.incident.clock import NightClock
 from drill.incident.errors import Problem
+from drill.incident.job_settings import JOB_SETTINGS
 from drill.incident.loader import LoadedIncident, cluster_names
-
-PLAN_DEFAULTS = {
-    "ckpt-every": lambda c: c.every,
-    "ckpt-keep": lambda c: c.keep,
-    "ckpt-on-sigterm": lambda c: "yes" if c.on_sigterm else "no",
-    "verify-on-resume": lambda c: "yes" if c.verify_on_resume else "no",
-}
 
 
 def check(loaded: LoadedIncident) -> list[Problem]:
@@ -160,7 +154,9 @@ def _plan_ranges(loaded: LoadedIncident) -> list[Problem]:
             )
         ]
     for key, choice in plan.choices.items():
-        default = PLAN_DEFAULTS[key](job.checkpoint)
+        setting = JOB_SETTINGS[key]
+        value = setting.value(job.checkpoint)
+        default = setting.word(value) if setting.flag else value
         loc = ("plan", "choices", key)
         if choice.allowed is not None:
             if default not in choice.allowed:

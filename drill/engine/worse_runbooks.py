@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from drill.engine.actions.catalog import VERBS, Kind, On
+from drill.incident.job_settings import CKPT_EVERY
 
 MARGIN = 10.0  # a worse practice lands at least this far below the reference
 B_CEILING = 90.0  # "no better than B": below an A
@@ -160,7 +161,7 @@ def _skip_extra_data(lines: list[Line]) -> list[Line] | None:
     return out if changed else None
 
 
-_CADENCE = re.compile(r"(ckpt-every )(\d+)$")
+_CADENCE = re.compile(rf"({re.escape(CKPT_EVERY.key)} )(\d+)$")
 
 
 def _lax_cadence(lines: list[Line]) -> list[Line] | None:

@@ -50,6 +50,16 @@ from drill.incident.fields import (
     Text,
     located,
 )
+from drill.incident.job_settings import (
+    CKPT_EVERY,
+    CKPT_KEEP,
+    CKPT_ON_SIGTERM,
+    FLAG_KEYS,
+    KEYS,
+    MAX_NUMBER,
+    NUMBER_KEYS,
+    VERIFY_ON_RESUME,
+)
 from drill.incident.season import LONGEST, SHORTEST, Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
@@ -168,13 +178,23 @@ class CheckpointSettings(Strict):
         True,
         description="false: the job's script writes no checkpoints at all; a restart starts over",
     )
-    every: StrictInt = Field(50, ge=1, le=100000, description="checkpoint every N steps")
-    keep: StrictInt = Field(3, ge=1, le=100, description="retention: keep the newest K checkpoints")
+    every: StrictInt = Field(
+        CKPT_EVERY.default,
+        ge=CKPT_EVERY.low,
+        le=CKPT_EVERY.high,
+        description=CKPT_EVERY.help,
+    )
+    keep: StrictInt = Field(
+        CKPT_KEEP.default,
+        ge=CKPT_KEEP.low,
+        le=CKPT_KEEP.high,
+        description="retention: keep the newest K checkpoints",
+    )
     atomic: bool = Field(
         True, description="write to a temp file and rename, or straight to the path"
     )
-    on_sigterm: bool = Field(False, description="write a checkpoint in the preemption grace window")
-    verify_on_resume: bool = Field(False, description="check the sha256 before loading on resume")
+    on_sigterm: bool = Field(CKPT_ON_SIGTERM.default, description=CKPT_ON_SIGTERM.help)
+    verify_on_resume: bool = Field(VERIFY_ON_RESUME.default, description=VERIFY_ON_RESUME.help)
     volume: Name | None = Field(None, description="storage volume the checkpoints go to")
     write_time: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
         60.0,
@@ -271,12 +291,12 @@ class Volume(Strict):
 
 class PlanChoice(Strict):
     min: StrictInt | None = Field(
-        None, ge=1, le=100000, description="smallest number allowed (ckpt-every, ckpt-keep)"
+        None, ge=1, le=MAX_NUMBER, description=f"smallest number allowed ({', '.join(NUMBER_KEYS)})"
     )
-    max: StrictInt | None = Field(None, ge=1, le=100000, description="largest number allowed")
+    max: StrictInt | None = Field(None, ge=1, le=MAX_NUMBER, description="largest number allowed")
     allowed: list[Literal["yes", "no"]] | None = Field(
         None,
-        description="answers allowed for a yes or no setting (ckpt-on-sigterm, verify-on-resume)",
+        description=f"answers allowed for a yes or no setting ({', '.join(FLAG_KEYS)})",
     )
     why: str = Field(
         "", max_length=MAX_TEXT, description="what this choice costs, shown in the plan"
@@ -291,15 +311,15 @@ class PlanChoice(Strict):
         return self
 
 
-PlanKey = Literal["ckpt-every", "ckpt-keep", "ckpt-on-sigterm", "verify-on-resume"]
+PlanKey = Literal[KEYS]  # type: ignore[valid-type]  # the declared keys, one Literal
 
 
 class Plan(Strict):
     job: Name = Field(description="the job whose settings the learner chooses before the night")
     choices: dict[PlanKey, PlanChoice] = Field(
         default_factory=dict,
-        description="settings the learner may choose: ckpt-every, ckpt-keep, ckpt-on-sigterm,"
-        " verify-on-resume; each needs the job's own value inside its range",
+        description=f"settings the learner may choose: {', '.join(KEYS)};"
+        " each needs the job's own value inside its range",
     )
 
 

@@ -174,16 +174,17 @@ def night_season_section(record) -> list[str]:
     incident = record.incident
     if incident.season is None:
         return []
-    from drill.runbook import _planned
+    from drill.engine.planned import planned
+    from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
     from drill.season.figures import play_season, policies_with
 
     spec = incident.learner_job
     base = policies_with(incident)
     overrides = {
-        "checkpoint_every": _planned(
-            record, "ckpt-every", base.checkpoint_every or spec.checkpoint.every
+        "checkpoint_every": planned(
+            record.save.actions, CKPT_EVERY, base.checkpoint_every or spec.checkpoint.every
         ),
-        "keep": _planned(record, "ckpt-keep", base.keep or spec.checkpoint.keep),
+        "keep": planned(record.save.actions, CKPT_KEEP, base.keep or spec.checkpoint.keep),
     }
     figures = play_season(incident, record.save.seed, policies_with(incident, overrides))
     return season_section(figures, "Over a season with your cadence")

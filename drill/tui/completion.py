@@ -15,9 +15,8 @@ from drill.engine.actions.argtypes import ArgType
 from drill.engine.actions.catalog import GROUPS, VERBS, Option, Verb, heads, verb_of
 from drill.engine.actions.settings import SETTINGS
 from drill.incident.models import PRIORITY_RANK
+from drill.tui.words import SPEED, TUI_WORDS
 
-# Typed lines the TUI handles itself; they are not actions and are not saved.
-TUI_COMMANDS = ("pause", "resume", "speed", "quit", "debrief")
 DURATIONS = ("1m", "5m", "10m", "30m")
 SPEED_CHOICES = ("1", "10", "60", "300", "600")
 
@@ -36,7 +35,7 @@ class Names:
 
 
 def _first_words() -> list[str]:
-    return sorted(set(heads()) | set(TUI_COMMANDS))
+    return sorted(set(heads()) | set(TUI_WORDS))
 
 
 def _values(kind: ArgType, verb: Verb, done: list[str], names: Names) -> list[str]:
@@ -84,9 +83,9 @@ def candidates(text: str, names: Names) -> list[str]:
     if not done:
         return [w for w in _first_words() if w.startswith(current.lower())]
     head = done[0].lower()
-    if head == "speed" and len(done) == 1:
+    if head == SPEED.word and len(done) == 1:
         return [s for s in SPEED_CHOICES if s.startswith(current)]
-    if head in TUI_COMMANDS:
+    if head in TUI_WORDS:
         return []
     if head in GROUPS and len(done) == 1:
         return [s for s in sorted(GROUPS[head]) if s.startswith(current.lower())]
@@ -146,14 +145,8 @@ def usage_line(text: str) -> str:
     if not words:
         return ""
     head = words[0].lower()
-    if head in TUI_COMMANDS:
-        return {
-            "pause": "pause: hold the clock (not an action, not saved)",
-            "resume": "resume: let the clock run again",
-            "speed": "speed N: 1 to 600 seconds of night per second (not saved)",
-            "quit": "quit: leave; every action is already saved",
-            "debrief": "debrief: end the night now and see the score",
-        }[head]
+    if head in TUI_WORDS:
+        return TUI_WORDS[head].usage
     found = verb_of(words)
     if found is None:
         return ""

@@ -12,6 +12,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from drill.engine.actions.catalog import VERBS, Kind, On, Verb
 from drill.tui.pacing import SPEEDS
+from drill.tui.words import DEBRIEF, PAUSE, QUIT, RESUME, SPEED
 
 
 def named_entries(
@@ -40,14 +41,19 @@ def named_entries(
 class NightCommands(Provider):
     def _commands(self, *, named: bool) -> list[tuple[str, str, object]]:
         screen = self.screen
-        out: list[tuple[str, str, object]] = [
-            ("Debrief", "End the night and see the score", screen.action_debrief),
-            ("Pause", "Hold the clock (not saved)", partial(screen.action_pause, True)),
-            ("Resume", "Let the clock run again", partial(screen.action_pause, False)),
-            ("Quit", "Leave; every action is already saved", self.app.action_quit),
-        ]
+        calls = {  # what each declared TUI word does from the palette (drill/tui/words.py)
+            DEBRIEF: screen.action_debrief,
+            PAUSE: partial(screen.action_pause, True),
+            RESUME: partial(screen.action_pause, False),
+            QUIT: self.app.action_quit,
+        }
+        out: list[tuple[str, str, object]] = [(w.title, w.about, calls[w]) for w in calls]
         out += [
-            (f"Speed {s}x", f"{s} seconds of night per second", partial(screen.action_set_speed, s))
+            (
+                f"{SPEED.title} {s}x",
+                f"{s} seconds of night per second",
+                partial(screen.action_set_speed, s),
+            )
             for s in SPEEDS
         ]
         out += [

@@ -66,6 +66,8 @@ from drill.engine.actions.argtypes import (
     ArgType,
 )
 from drill.engine.actions.context import Call, Context
+from drill.engine.actions.settings import SETTINGS
+from drill.engine.runbook_sections import Section
 
 Handler = Callable[[Context, Call], str]
 
@@ -84,15 +86,6 @@ class On(StrEnum):
     VOLUME = "volume"
     CLUSTER = "cluster"
     NOTHING = "nothing"  # the operator's own record: pages, notes, hints, time, help
-
-
-class Section(StrEnum):
-    """The runbook section an action of this verb is filed under."""
-
-    QUEUE = "queue"
-    HEALTH = "health"
-    CHECKPOINT = "checkpoint"
-    NIGHT = "3am"
 
 
 @dataclass(frozen=True)
@@ -234,7 +227,7 @@ class Verb:
     summary: str
     kind: Kind
     on: On
-    section: Section
+    section: Section  # the runbook section its actions are filed under
     handler: Handler
     cost: Cost  # a plain number of seconds is turned into a Cost
     args: tuple[Arg, ...] = ()
@@ -251,6 +244,9 @@ class Verb:
     # A look: the fault kinds whose evidence its output shows once they strike what it names
     # (drill/faults/). The end of such a look can be the night's first visible signal.
     shows: tuple[str, ...] = ()
+    # The look a person takes first at a node or a job (what it works on): a click on one in
+    # the TUI puts this verb and its name on an empty prompt. One per kind of thing.
+    first_look: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.cost, Cost):
@@ -300,6 +296,7 @@ VERBS: dict[str, Verb] = {
             15,
             args=(Arg("job", JOB, optional=True),),
             others_jobs=True,
+            first_look=True,
         ),
         Verb(
             "queue",
@@ -344,6 +341,7 @@ VERBS: dict[str, Verb] = {
             detail="It shows each GPU's state and the node's recent kernel log, where the driver"
             " prints Xid lines.",
             shows=NODE_FAULTS,
+            first_look=True,
         ),
         Verb(
             "perf",
@@ -658,7 +656,7 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "set",
-            "change a job setting: ckpt-every, ckpt-keep, ckpt-on-sigterm, verify-on-resume",
+            f"change a job setting: {', '.join(SETTINGS)}",
             Kind.ACT,
             On.JOB,
             Section.CHECKPOINT,
@@ -750,6 +748,17 @@ def verb_of(words: list[str]) -> tuple[str, int] | None:
     return (head, 1) if head in VERBS else None
 
 
+# `help`: the verb that explains the others. The TUI answers it with a screen of its own.
+HELP = next(v for v in VERBS.values() if v.handler is _help)
+# `set`: the verb the pre-shift plan's choices become, at the night's start.
+PLAN_VERB = next(v for v in VERBS.values() if v.plan)
+
+
+def first_look(on: On) -> Verb:
+    """The look a person takes first at a node or a job: `health` a node, `status` a job."""
+    return next(v for v in VERBS.values() if v.first_look and v.on == on)
+
+
 def heads() -> list[str]:
     """The first words a line can start with: single verbs and group words."""
     return sorted({v.words[0] for v in VERBS.values()})
@@ -799,8 +808,14 @@ def refusal_on_others_job(verb: Verb, job: Any, mine: Any) -> str | None:
 
 
 def _check_needs() -> None:
-    """Every look a need names is a look verb: a typo would make an act impossible to inform."""
+    """Every look a need names is a look verb: a typo would make an act impossible to inform.
+    A first look is a look, one for each kind of thing it works on."""
+    firsts = [v.on for v in VERBS.values() if v.first_look]
+    if len(firsts) != len(set(firsts)):
+        raise ValueError(f"one first look for each kind of thing, not {firsts}")
     for verb in VERBS.values():
+        if verb.first_look and verb.kind != Kind.LOOK:
+            raise ValueError(f"{verb.name} is a first look, so it must be a look")
         for need in verb.informed_by or ():
             for by in need.by:
                 if by.verb not in VERBS or VERBS[by.verb].kind != Kind.LOOK:

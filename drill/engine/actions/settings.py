@@ -1,4 +1,5 @@
-"""The job settings `set` can change, what values each takes, and the pre-shift plan's limits.
+"""How `set` reads the declared job settings (drill/incident/job_settings.py), and the pre-shift
+plan's limits.
 
 `plan_refusal` is the one statement of what a plan allows: the `set` handler refuses with it at
 run time and `drill validate` reports it at the reference or runbook line that would be refused.
@@ -11,12 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from drill.engine.actions.errors import Reject
+from drill.incident.job_settings import CKPT_EVERY, JOB_SETTINGS, JobSetting
 
 if TYPE_CHECKING:
     from drill.incident.models import Plan
 
 FLAG_WORDS = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
-MAX_EVERY = 100000
+MAX_EVERY = CKPT_EVERY.high
 
 
 def _number(key: str, low: int, high: int) -> Callable[[str], int]:
@@ -43,40 +45,35 @@ def _flag(key: str) -> Callable[[str], bool]:
 
 @dataclass(frozen=True)
 class Setting:
-    key: str
-    meaning: str
-    policy_field: str  # the attribute of the job's CheckpointPolicy it changes
+    """A declared job setting (drill/incident/job_settings.py) as `set` reads it."""
+
+    declared: JobSetting
     read: Callable[[str], int | bool]  # the typed value, or Reject
-    flag: bool = False  # a yes or no answer
+
+    @property
+    def key(self) -> str:
+        return self.declared.key
+
+    @property
+    def policy_field(self) -> str:  # the attribute of the job's CheckpointPolicy it changes
+        return self.declared.field
+
+    @property
+    def flag(self) -> bool:  # a yes or no answer
+        return self.declared.flag
 
     @property
     def choices(self) -> tuple[str, ...]:
         return ("yes", "no") if self.flag else ()
 
 
-SETTINGS: dict[str, Setting] = {
-    s.key: s
-    for s in [
-        Setting(
-            "ckpt-every", "checkpoint every N steps", "every", _number("ckpt-every", 1, MAX_EVERY)
-        ),
-        Setting("ckpt-keep", "keep the newest N checkpoints", "keep", _number("ckpt-keep", 1, 100)),
-        Setting(
-            "ckpt-on-sigterm",
-            "write a checkpoint in the preemption grace window (yes or no)",
-            "on_sigterm",
-            _flag("ckpt-on-sigterm"),
-            flag=True,
-        ),
-        Setting(
-            "verify-on-resume",
-            "check the sha256 before loading on resume (yes or no)",
-            "verify_on_resume",
-            _flag("verify-on-resume"),
-            flag=True,
-        ),
-    ]
-}
+def _setting(declared: JobSetting) -> Setting:
+    if declared.flag:
+        return Setting(declared, _flag(declared.key))
+    return Setting(declared, _number(declared.key, declared.low, declared.high))
+
+
+SETTINGS: dict[str, Setting] = {key: _setting(s) for key, s in JOB_SETTINGS.items()}
 
 
 def plan_refusal(plan: Plan | None, job: str, key: str, value: str) -> str | None:

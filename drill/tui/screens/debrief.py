@@ -24,7 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Label, ProgressBar, Static, TextArea
 from textual.worker import get_current_worker
 
-from drill.course import RUNBOOK_SECTIONS
+from drill.engine.runbook_sections import RUNBOOK_SECTIONS
 from drill.figures import FLOOR_NAME, points, rows
 from drill.text_safety import visible
 from drill.tui.bindings import bindings
@@ -188,11 +188,11 @@ class DebriefScreen(Screen):
                 classes="question",
                 markup=False,
             )
-            for key, title, prompt in RUNBOOK_SECTIONS:
-                yield Label(f"{title}: {prompt}", classes="runbook-label")
+            for section in RUNBOOK_SECTIONS:
+                yield Label(f"{section.short}: {section.prompt}", classes="runbook-label")
                 yield TextArea(
-                    visible(saved.get(key, "")),
-                    id=key.replace(".", "-"),
+                    visible(saved.get(section.save_key, "")),
+                    id=section.save_key.replace(".", "-"),
                     classes="answer",
                     soft_wrap=True,
                 )
@@ -347,7 +347,7 @@ class DebriefScreen(Screen):
         texts = {}
         if self.query("#opinion"):
             texts["opinion"] = self.query_one("#opinion", TextArea).text
-        for key, _, _ in RUNBOOK_SECTIONS:
+        for key in (s.save_key for s in RUNBOOK_SECTIONS):
             texts[key] = self.query_one(f"#{key.replace('.', '-')}", TextArea).text
         return {k: v for k, v in texts.items() if v.strip() or k in self.driver.saved_texts}
 

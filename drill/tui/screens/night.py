@@ -17,7 +17,7 @@ from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Tab, Tabs
 
-from drill.engine.actions.catalog import VERBS
+from drill.engine.actions.catalog import HELP, VERBS, On, first_look
 from drill.incident.clock import NightClock
 from drill.tui.bindings import bindings
 from drill.tui.completion import Names, candidates, usage_line
@@ -35,6 +35,7 @@ from drill.tui.widgets.pager import PagerPanel, open_pages
 from drill.tui.widgets.queue import QueuePanel
 from drill.tui.widgets.storage import StoragePanel
 from drill.tui.widgets.text_line import TextLine
+from drill.tui.words import DEBRIEF, PAUSE, QUIT, RESUME, SPEED, tui_word
 
 TICK = 0.1  # wall seconds between clock ticks
 PANELS = (
@@ -48,8 +49,6 @@ PANELS = (
 NARROW_WIDTH, NARROW_HEIGHT = 120, 34
 LOGGED_EVENTS = ("alert", "job_state", "node_state", "checkpoint")
 IDLE_HELP = "Enter runs it. Tab completes. Up/Down: history. F1: help. ctrl+p: everything."
-# What a click on a node or a job puts on an empty prompt: the first look a person takes.
-FIRST_LOOK = {"node": "health", "job": "status"}
 
 
 class NightScreen(Screen):
@@ -377,22 +376,23 @@ class NightScreen(Screen):
     def run_line(self, line: str) -> None:
         word, _, rest = line.partition(" ")
         word, rest = word.lower(), rest.strip()
-        if word == "pause":
+        said = tui_word(word)  # a word the TUI handles itself (drill/tui/words.py), or None
+        if said is PAUSE:
             self.action_pause(True)
-        elif word == "resume":
+        elif said is RESUME:
             self.action_pause(False)
-        elif word == "speed":
+        elif said is SPEED:
             try:
                 self.pacing.set_speed(parse_speed(rest))
             except ValueError as exc:
                 self.log_line(Text(f"Not done: {exc}", style="bold red"))
             else:
                 self.log_line(Text(f"Speed {self.pacing.speed}x.", style="grey62"))
-        elif word in ("quit", "exit"):
+        elif said is QUIT:
             self.app.action_quit()
-        elif word == "debrief":
+        elif said is DEBRIEF:
             self.action_debrief()
-        elif word == "help":
+        elif word == HELP.name:
             self.action_help(rest or None)
         elif self.ending:
             self.log_line(Text("The night is over; the debrief is on its way.", style="grey62"))
@@ -432,7 +432,8 @@ class NightScreen(Screen):
         if typed.strip() and name in candidates(stem, command.names):
             self.fill(stem + name + " ")
         else:
-            self.fill(f"{FIRST_LOOK[kind]} {name}")
+            # what a click puts on an empty prompt: the first look a person takes at it
+            self.fill(f"{first_look(On(kind)).name} {name}")
         self._help(f"{name} is on the prompt: Enter runs it, or edit it first.")
 
     def action_toggle_log(self) -> None:

@@ -10,33 +10,23 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 
+from drill.engine.actions.catalog import PLAN_VERB
+from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP, JOB_SETTINGS, MAX_NUMBER
 from drill.incident.models import Incident
 from drill.incident.units import format_duration, format_size
 from drill.tui.bindings import bindings
-
-LABELS = {
-    "ckpt-every": "Checkpoint every N steps",
-    "ckpt-keep": "Checkpoints to keep",
-    "ckpt-on-sigterm": "Checkpoint on SIGTERM",
-    "verify-on-resume": "Verify before resuming",
-}
 
 
 def defaults(incident: Incident) -> dict[str, int | bool]:
     """The job's settings as the incident file has them, moved inside the plan's ranges."""
     plan = incident.plan
     job = next(j for j in incident.jobs if plan and j.name == plan.job)
-    current: dict[str, int | bool] = {
-        "ckpt-every": job.checkpoint.every,
-        "ckpt-keep": job.checkpoint.keep,
-        "ckpt-on-sigterm": job.checkpoint.on_sigterm,
-        "verify-on-resume": job.checkpoint.verify_on_resume,
-    }
+    current = {key: s.value(job.checkpoint) for key, s in JOB_SETTINGS.items()}
     values: dict[str, int | bool] = {}
     for key, choice in plan.choices.items():  # type: ignore[union-attr]
         value = current[key]
         if choice.allowed is None:
-            value = max(choice.min or 1, min(choice.max or 100000, int(value)))
+            value = max(choice.min or 1, min(choice.max or MAX_NUMBER, int(value)))
         values[key] = value
     return values
 
@@ -45,8 +35,7 @@ def plan_lines(incident: Incident, values: dict[str, int | bool]) -> list[str]:
     job = incident.plan.job  # type: ignore[union-attr]
     lines = []
     for key, value in values.items():
-        word = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-        lines.append(f"set {job} {key} {word}")
+        lines.append(f"{PLAN_VERB.name} {job} {key} {JOB_SETTINGS[key].word(value)}")
     return lines
 
 
@@ -56,8 +45,8 @@ def costs(incident: Incident, values: dict[str, int | bool]) -> list[str]:
     plan = incident.plan
     job = next(j for j in incident.jobs if plan and j.name == plan.job)
     size = job.model_params * job.bytes_per_param
-    every = int(values.get("ckpt-every", job.checkpoint.every))
-    keep = int(values.get("ckpt-keep", job.checkpoint.keep))
+    every = int(values.get(CKPT_EVERY.key, CKPT_EVERY.value(job.checkpoint)))
+    keep = int(values.get(CKPT_KEEP.key, CKPT_KEEP.value(job.checkpoint)))
     params = (
         f"{job.model_params / 1e9:g}B"
         if job.model_params >= 1e9
@@ -121,7 +110,7 @@ class PlanScreen(Screen):
             for key, choice in plan.choices.items():
                 with Vertical(classes="choice"):
                     with Horizontal(classes="choice-row"):
-                        yield Label(LABELS[key], classes="choice-label")
+                        yield Label(JOB_SETTINGS[key].label, classes="choice-label")
                         if choice.allowed is not None:
                             yield Switch(value=bool(self.values[key]), id=f"switch-{key}")
                             yield Label(
@@ -161,8 +150,10 @@ class PlanScreen(Screen):
             if choice.allowed is not None:
                 continue
             text = self.query_one(f"#input-{key}", Input).value.strip()
-            if not text.isdigit() or not (choice.min or 1) <= int(text) <= (choice.max or 100000):
-                return f"{LABELS[key]} must be a whole number from {choice.min} to {choice.max}."
+            if not text.isdigit() or not (choice.min or 1) <= int(text) <= (
+                choice.max or MAX_NUMBER
+            ):
+                return f"{JOB_SETTINGS[key].label} must be a whole number from {choice.min} to {choice.max}."
         return ""
 
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -190,7 +181,7 @@ class PlanScreen(Screen):
             return
         direction, _, key = button.partition("-")
         choice = self.incident.plan.choices[key]  # type: ignore[union-attr]
-        low, high = choice.min or 1, choice.max or 100000
+        low, high = choice.min or 1, choice.max or MAX_NUMBER
         field = self.query_one(f"#input-{key}", Input)
         current = int(field.value) if field.value.strip().isdigit() else int(self.values[key])
         step = _step(low, high)
