@@ -52,14 +52,18 @@ class Event:
         cls.hidden = hidden
         EVENT_KINDS[kind] = cls
 
+    def __post_init__(self) -> None:
+        if type(self) is Event:
+            raise TypeError("Event is the base of the kinds; build one of them (EVENT_KINDS)")
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "time": round(self.time, 3),
             "kind": self.kind,
             "subject": self.subject,
+            "text": self.text,
         }
-        out["text"] = self.text
-        data = {"hidden": True} if self.hidden else {}
+        data: dict[str, Any] = {"hidden": True} if self.hidden else {}
         for f in _own_fields(type(self)):
             value = getattr(self, f.name)
             if value is None and f.default is None:

@@ -196,10 +196,17 @@ def test_an_unknown_kind_names_the_kinds_there_are():
         event_from_json({"time": 1.0, "kind": "page", "subject": "x", "text": "y"})
 
 
-def test_a_kind_is_declared_once():
+def test_a_kind_is_declared_once_and_every_event_has_one():
     with pytest.raises(TypeError, match="two event classes say kind 'step'"):
 
         class Again(Event, kind="step"):  # noqa: F841 (declaring it is the test)
             pass
 
     assert EVENT_KINDS["step"] is StepTaken
+    with pytest.raises(TypeError, match="must say its kind"):
+
+        class Nameless(Event):  # noqa: F841
+            pass
+
+    with pytest.raises(TypeError, match="the base of the kinds"):
+        Event(0.0, "x", "y")
