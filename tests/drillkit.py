@@ -22,6 +22,7 @@ from drill.incident.loader import load_incident
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.models import Incident
 from drill.sim.cluster import Cluster
+from drill.sim.events import Event, JobStateChanged
 from drill.sim.jobs import Job
 from drill.sim.world import World
 
@@ -176,8 +177,8 @@ def assert_no_fault_names(outputs: dict[str, str], fault_id: str = SECRET_FAULT_
             assert not re.search(rf"\b{kind}\b", text), f"{line!r} names the fault kind {kind}"
 
 
-def job_events(w: World, job: str, kind: str = "job_state") -> list[tuple[float, str]]:
-    return [(e.time, e.text) for e in w.timeline if e.kind == kind and e.subject == job]
+def job_events(w: World, job: str, kind: type[Event] = JobStateChanged) -> list[tuple[float, str]]:
+    return [(e.time, e.text) for e in w.timeline if isinstance(e, kind) and e.subject == job]
 
 
 def refused(tmp_path: Path, marker: str, **fields: Any):

@@ -7,9 +7,34 @@ from typing import Any
 from drill.engine.drill import Drill
 from drill.engine.headless import Skipped
 from drill.incident.units import format_duration
+from drill.sim.events import (
+    AlertFired,
+    CheckpointEvent,
+    Event,
+    FaultFired,
+    HintShown,
+    JobLogLine,
+    JobStateChanged,
+    NodeStateChanged,
+)
+from drill.sim.world import World
 
 # Step events are thousands of lines of noise in an account; the loss curve carries them.
-TIMELINE_KINDS = ("alert", "job_state", "node_state", "checkpoint", "hint", "fault", "job_log")
+# Actions have their own list, and harm is in the score.
+TIMELINE_EVENTS = (
+    AlertFired,
+    JobStateChanged,
+    NodeStateChanged,
+    CheckpointEvent,
+    HintShown,
+    FaultFired,
+    JobLogLine,
+)
+
+
+def timeline_events(world: World) -> list[Event]:
+    """The events an account's timeline lists, in the order they happened."""
+    return [event for event in world.timeline if isinstance(event, TIMELINE_EVENTS)]
 
 
 def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any]:
@@ -28,9 +53,7 @@ def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any
             "attempts": [a.to_json() for a in job.attempts if a.start is not None or a.ended],
         }
     timeline = [
-        {**event.to_json(), "clock": drill.clock(event.time)}
-        for event in world.timeline
-        if event.kind in TIMELINE_KINDS
+        {**event.to_json(), "clock": drill.clock(event.time)} for event in timeline_events(world)
     ]
     return {
         "incident": drill.incident.id,
@@ -79,12 +102,15 @@ def render_text(drill: Drill, data: dict[str, Any]) -> str:
     for item in data["not_played"]:
         lines.append(f"  not played (line {item['line']}): {item['text']} ({item['why']})")
     lines += ["", "What happened:"]
-    for event in data["timeline"]:
-        if event["kind"] == "fault":
+    # The typed events `data["timeline"]` was written from, with the same clock.
+    for event in timeline_events(drill.world):
+        if isinstance(event, FaultFired):
             continue
-        mine_or_node = event["subject"] == mine.name or event["kind"] in ("alert", "node_state")
+        mine_or_node = event.subject == mine.name or isinstance(
+            event, (AlertFired, NodeStateChanged)
+        )
         if mine_or_node:
-            lines.append(f"  {event['clock']} {event['text'][:140]}")
+            lines.append(f"  {drill.clock(event.time)} {event.text[:140]}")
     lines.append("")
     lines.append(f"Night length {format_duration(data['end_time'])} of sim time.")
     replica = data.get("replica")

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from drill.engine.actions.catalog import VERBS, Need, Of, When
 from drill.engine.actions.effects import Effect, Target, effect_of
+from drill.sim.events import StepTaken
 
 if TYPE_CHECKING:
     from drill.engine.drill import ActionResult, Drill
@@ -159,10 +160,10 @@ def _visible_from(drill: Drill, kind: str, fired: float, pick) -> float | None:
     first = pick.step or 0
     for event in drill.world.timeline:
         if (
-            event.kind == "step"
+            isinstance(event, StepTaken)
             and event.subject == pick.job
             and event.time >= fired
-            and (event.data.get("step") or 0) >= first
+            and event.step >= first
         ):
             return event.time
     return None

@@ -16,7 +16,7 @@ from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
 from drill.engine.snapshot import Snapshot, build_snapshot
 from drill.incident.models import Incident
-from drill.sim.events import Event
+from drill.sim.events import ActionTaken, Event
 from drill.sim.jobs import COMPLETED
 from drill.sim.training import TrainingBackend
 from drill.sim.world import World
@@ -151,9 +151,11 @@ class Drill:
         except Reject as rejection:
             result = ActionResult(start, start, text.strip(), False, str(rejection), verb)
             self.actions.append(result)
-            self.world.emit("action", "you", text.strip(), accepted=False, result=str(rejection))
+            self.world.emit(
+                ActionTaken(self.now, "you", text.strip(), accepted=False, result=str(rejection))
+            )
             return result
-        self.world.emit("action", "you", text.strip(), accepted=True)
+        self.world.emit(ActionTaken(self.now, "you", text.strip(), accepted=True))
         self.advance(cost)
         result = ActionResult(start, self.now, text.strip(), True, output, verb)
         self.actions.append(result)
@@ -166,7 +168,7 @@ class Drill:
         of which fault fired, or whose work an action harmed, stay out."""
         new = self.world.timeline[self._cursor :]
         self._cursor = len(self.world.timeline)
-        return [event for event in new if not event.data.get("hidden")]
+        return [event for event in new if not event.hidden]
 
     def snapshot(self) -> Snapshot:
         return build_snapshot(self)

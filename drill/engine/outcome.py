@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from drill.engine import collateral, excess, plan_check, progress
 from drill.engine.discipline import measure_discipline
+from drill.sim.events import StepTaken
 from drill.sim.jobs import COMPLETED, RUNNING
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ def _trained_through_the_end(drill: Drill, end: float) -> bool:
 def _first_step_time(drill: Drill, after: float) -> float | None:
     name = drill.learner_job.name
     for event in drill.world.timeline:
-        if event.kind == "step" and event.subject == name and event.time >= after:
+        if isinstance(event, StepTaken) and event.subject == name and event.time >= after:
             return event.time
     return None
 

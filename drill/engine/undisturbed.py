@@ -11,6 +11,7 @@ import bisect
 from dataclasses import dataclass
 
 from drill.incident.models import Background, Incident
+from drill.sim.events import StepTaken
 
 
 def undisturbed_incident(incident: Incident) -> Incident:
@@ -67,5 +68,7 @@ def undisturbed_clock(incident: Incident, seed: int) -> StepClock:
     drill = Drill(undisturbed_incident(incident), seed)
     drill.play_out()
     name = incident.learner_job.name
-    times = tuple(e.time for e in drill.world.timeline if e.kind == "step" and e.subject == name)
+    times = tuple(
+        e.time for e in drill.world.timeline if isinstance(e, StepTaken) and e.subject == name
+    )
     return StepClock(times, incident.learner_job.steps)

@@ -18,6 +18,7 @@ from drill.incident.season import CAUSE_TEXT, Policies
 from drill.season.play import SAMPLE_EVERY, SeasonWorld, prepared, season_of
 from drill.season.progress import kept_steps as _kept
 from drill.sim.checkpointing import checkpoint_size
+from drill.sim.events import CheckpointEvent, JobStateChanged
 from drill.sim.jobs import Job
 
 
@@ -155,8 +156,8 @@ def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies
     first two are the strike's. Before the first strike: the first start, training and writes."""
     length = world.now
     timeline = [e for e in world.timeline if e.subject == job.name]
-    starts = [e for e in timeline if e.kind == "job_state" and e.data.get("state") == "training"]
-    saves = [e.time for e in timeline if e.kind == "checkpoint" and "saved" in e.text]
+    starts = [e for e in timeline if isinstance(e, JobStateChanged) and e.started_training]
+    saves = [e.time for e in timeline if isinstance(e, CheckpointEvent) and "saved" in e.text]
     size = checkpoint_size(world, job)
     write = _write_seconds(world, job, size)
     effective = _kept(job) * job.step_time

@@ -6,6 +6,7 @@ import math
 from typing import TYPE_CHECKING
 
 from drill.sim import free_index
+from drill.sim.events import JobStateChanged
 from drill.sim.jobs import RUNNING, Job
 
 if TYPE_CHECKING:
@@ -69,7 +70,11 @@ def _trace_arrivals(world: World, rows: list):
             restart_backoff=60.0,
         )
         world.add_job(job, job.submit_time)
-        world.emit("job_state", job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)")
+        world.emit(
+            JobStateChanged(
+                world.now, job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)"
+            )
+        )
 
 
 def _arrivals(world: World, rng, counter: list[int]):
@@ -83,7 +88,11 @@ def _arrivals(world: World, rng, counter: list[int]):
             return
         job = _draw(world, rng, counter, submit_time=world.env.now)
         world.add_job(job, job.submit_time)
-        world.emit("job_state", job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)")
+        world.emit(
+            JobStateChanged(
+                world.now, job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)"
+            )
+        )
 
 
 def _draw(world: World, rng, counter: list[int], submit_time: float) -> Job:

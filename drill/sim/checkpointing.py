@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration, format_size
 from drill.sim.checkpoints import CheckpointRecord
+from drill.sim.events import CheckpointEvent
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.storage import WritePlan
@@ -98,7 +99,9 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     )
     apply_retention(world, job)
     world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
-    world.emit("checkpoint", job.name, f"{job.name} checkpoint step {step} saved", step=step)
+    world.emit(
+        CheckpointEvent(world.now, job.name, f"{job.name} checkpoint step {step} saved", step=step)
+    )
     return True
 
 
@@ -136,11 +139,13 @@ def _torn_or_lost(
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=max(fraction, 0.01))
     if policy.atomic:
         world.emit(
-            "checkpoint",
-            job.name,
-            f"{job.name} checkpoint step {step} not written: {why}",
-            step=step,
-            cause=cause or why,
+            CheckpointEvent(
+                world.now,
+                job.name,
+                f"{job.name} checkpoint step {step} not written: {why}",
+                step=step,
+                cause=cause or why,
+            )
         )
         return
     partial = int(size * fraction)
@@ -148,11 +153,13 @@ def _torn_or_lost(
         volume.add(world.now, job.team, partial)
     job.checkpoints.add(CheckpointRecord(step, world.now, partial, condition="torn"))
     world.emit(
-        "checkpoint",
-        job.name,
-        f"{job.name} checkpoint step {step} written in part: {why}",
-        step=step,
-        cause=cause or why,
+        CheckpointEvent(
+            world.now,
+            job.name,
+            f"{job.name} checkpoint step {step} written in part: {why}",
+            step=step,
+            cause=cause or why,
+        )
     )
 
 
@@ -185,5 +192,7 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
     world.training.remove(job.name, step)
     if by not in ("retention", "overwrite"):
         world.emit(
-            "checkpoint", job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step
+            CheckpointEvent(
+                world.now, job.name, f"{job.name} checkpoint step {step} deleted by {by}", step=step
+            )
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drill.incident.units import format_duration
+from drill.sim.events import JobLogLine
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
@@ -107,7 +108,7 @@ class Failures:
             # The surviving processes print this the moment they raise: it is in their logs
             # now, while the job as a whole fails when the simulation says it does.
             self.world.log(job, None, text)
-            self.world.emit("job_log", job.name, text, real=True)
+            self.world.emit(JobLogLine(self.world.now, job.name, text, real=True))
 
     def _unstall_after(self, job: Job, attempt, delay: float, cause: str):
         yield self.world.env.timeout(delay)

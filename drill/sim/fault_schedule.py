@@ -18,6 +18,7 @@ from drill.faults import KINDS, Pick
 from drill.faults.base import Target
 from drill.faults.targets import select
 from drill.sim import fault_fields
+from drill.sim.events import FaultFired
 from drill.sim.rng import substream
 from drill.states import JobState
 
@@ -165,7 +166,7 @@ class FaultSchedule:
         self.chosen[fault.id] = picks
         self.fired.add(fault.id)
         self.fired_at[fault.id] = world.now
-        world.emit("fault", fault.id, f"fault {fault.id} ({fault.kind})", hidden=True)
+        world.emit(FaultFired(world.now, fault.id, f"fault {fault.id} ({fault.kind})"))
         kind.fire(world, fault, picks)
         if fault.id in self._fired_events:
             self._fired_events[fault.id].succeed()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from drill.sim import gpu_state
 from drill.sim.cluster import Node
+from drill.sim.events import HarmDone
 from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
 from drill.states import MARKED, NodeState
 
@@ -31,7 +32,7 @@ def _note_healthy(world: World, node: Node, verb: str) -> None:
     """A healthy node a person takes out of service: its capacity is lost until it is back."""
     if healthy(node) and node.taken_healthy_at is None:
         node.taken_healthy_at = world.now
-        world.emit("harm", node.name, f"{verb} {node.name}, which was healthy", hidden=True)
+        world.emit(HarmDone(world.now, node.name, f"{verb} {node.name}, which was healthy"))
 
 
 def cordon(world: World, node: Node) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from drill.sim import checkpointing, free_index
+from drill.sim.events import JobStateChanged
 from drill.sim.free_index import Scratch
 from drill.sim.jobs import PREEMPTED, Job
 from drill.sim.scheduler import NOTHING, fits
@@ -90,9 +91,11 @@ def preempt(world: World, victim: Job, by: Job) -> None:
         f"received SIGTERM: preempted by {by.name} ({by.priority}); SIGKILL in {int(grace)}s",
     )
     world.emit(
-        "job_state",
-        victim.name,
-        f"{victim.name} preempted by {by.name}: SIGTERM, grace {int(grace)}s",
+        JobStateChanged(
+            world.now,
+            victim.name,
+            f"{victim.name} preempted by {by.name}: SIGTERM, grace {int(grace)}s",
+        )
     )
     if victim.yours:
         world.alert(

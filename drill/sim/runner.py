@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from drill.faults.xids import fell_off_the_bus
 from drill.sim import checkpointing, gpu_state
+from drill.sim.events import TRAINING, JobStateChanged, StepTaken
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
@@ -103,7 +104,9 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     where = f"checkpoint step {resume}" if resume is not None else "scratch (step 0)"
     world.log(job, None, f"rendezvous complete, world size {job.world}; resumed from {where}")
     world.emit(
-        "job_state", job.name, f"{job.name} training from {where}", state="training", step=job.step
+        JobStateChanged(
+            world.now, job.name, f"{job.name} training from {where}", state=TRAINING, step=job.step
+        )
     )
     if attempt.stall_on_start is not None:
         world.failures.stall(job, attempt.stall_on_start, how=attempt.stall_how)
@@ -131,7 +134,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         loss = world.training.step(job.name)
         if loss is not None:
             job.losses.append((job.step, loss))
-        world.emit("step", job.name, f"step {job.step}", step=job.step, loss=loss)
+        world.emit(StepTaken(env.now, job.name, f"step {job.step}", step=job.step, loss=loss))
         if job.step % STEP_LOG_EVERY == 0:
             job.log.step_marks.append((env.now, job.step, loss))
         if job.policy.enabled and job.step % job.policy.every == 0 and job.step < job.steps:

@@ -12,7 +12,7 @@ from drill.incident.units import format_duration
 from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
-from drill.sim.events import Event
+from drill.sim.events import AlertFired, Event, HarmDone, JobStateChanged, NodeStateChanged
 from drill.sim.exposure import Exposure
 from drill.sim.failures import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER, Failures
 from drill.sim.fault_schedule import FaultSchedule
@@ -107,14 +107,13 @@ class World:
 
     # -- recording --------------------------------------------------------------------------
 
-    def emit(self, kind: str, subject: str, text: str, **data) -> Event:
-        event = Event(self.env.now, kind, subject, text, data)
+    def emit(self, event: Event) -> Event:
         self.timeline.append(event)
         return event
 
     def harm(self, kind: str, gpu_seconds: float, text: str) -> None:
         self.ledger.harms.append(Harm(self.env.now, kind, gpu_seconds, text))
-        self.emit("harm", kind, text, hidden=True)
+        self.emit(HarmDone(self.env.now, kind, text))
 
     def progress_stopped(self, job: Job, why: str) -> None:
         """A training job stopped making progress it keeps: an outage opens, unless one is."""
@@ -141,7 +140,7 @@ class World:
 
     def alert(self, severity: str, source: str, text: str, noise: bool = False) -> None:
         alert = self.pager.fire(self.env.now, severity, source, text, noise)
-        self.emit("alert", source, text, id=alert.id, severity=severity)
+        self.emit(AlertFired(self.env.now, source, text, id=alert.id, severity=severity))
         self.exposure.paged(alert)
         if not noise:
             self.faults.paged(text)  # a fault triggered by this page starts its clock
@@ -195,7 +194,11 @@ class World:
         job.submitted = True
         job.reason = "submitted"
         job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
-        self.emit("job_state", job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})")
+        self.emit(
+            JobStateChanged(
+                self.env.now, job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})"
+            )
+        )
 
     def moment(self, value: float | str) -> float:
         """A night moment from the incident file (clock text or seconds) as sim seconds."""
@@ -230,7 +233,7 @@ class World:
         self._track(job)
         job.reason = reason
         text = f"{job.name} {state}" + (f": {reason}" if reason else "")
-        self.emit("job_state", job.name, text, state=state)
+        self.emit(JobStateChanged(self.env.now, job.name, text, state=state))
 
     # -- scheduling -------------------------------------------------------------------------
 
@@ -314,7 +317,7 @@ class World:
         node.state = state
         node.state_reason = reason
         text = f"{node.name} {state}" + (f": {reason}" if reason else "")
-        self.emit("node_state", node.name, text, state=state)
+        self.emit(NodeStateChanged(self.env.now, node.name, text, state=state))
 
     def free(self, job: Job) -> None:
         for name, _ in job.placement:

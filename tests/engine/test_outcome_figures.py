@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from drill.engine import outcome
 from drill.engine.par import step_clock
 from drill.engine.progress import SMOOTH_STEPS, step_for_loss
+from drill.sim.events import StepTaken
 from tests.drillkit import build, drill, job_spec
 
 MINUTE = 60.0
@@ -28,7 +29,7 @@ def _first_step_after(d, when: float) -> float:
     return min(
         e.time
         for e in d.world.timeline
-        if e.kind == "step" and e.subject == name and e.time >= when
+        if isinstance(e, StepTaken) and e.subject == name and e.time >= when
     )
 
 

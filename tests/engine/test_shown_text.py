@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from drill.engine import shown_text
 from drill.engine.headless import resolve_text
+from drill.sim.events import HintShown
 from tests.drillkit import build, drill, job_spec
 
 XID = {"id": "gpu-dies", "kind": "gpu_xid", "xid": 79, "at": "10m", "target": {"job": "train"}}
@@ -23,7 +24,7 @@ def test_a_hint_shows_the_node_this_night_chose():
     node = d.world.faults.chosen["gpu-dies"][0].node
     assert result.accepted and result.output.endswith(f"Run health on {node}.")
     assert "{fault" not in result.output
-    [event] = [e for e in d.world.timeline if e.kind == "hint"]
+    [event] = [e for e in d.world.timeline if isinstance(e, HintShown)]
     assert event.text == f"Run health on {node}."
 
 

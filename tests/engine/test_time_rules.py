@@ -11,6 +11,7 @@ import pytest
 from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.timed import parse_text
+from drill.sim.events import NodeStateChanged, StepTaken
 from tests.drillkit import build, job_spec
 
 # Valid lines against the quiet night (learner job `train` on island a), with the seconds each
@@ -39,7 +40,7 @@ COSTED = [
 
 
 def steps_between(d: Drill, start: float, end: float) -> int:
-    return sum(1 for e in d.world.timeline if e.kind == "step" and start < e.time <= end)
+    return sum(1 for e in d.world.timeline if isinstance(e, StepTaken) and start < e.time <= end)
 
 
 @pytest.mark.parametrize(("line", "seconds"), COSTED, ids=[line for line, _ in COSTED])
@@ -63,7 +64,7 @@ def test_the_world_moves_on_while_the_operator_looks(quiet_drill):
 def test_an_act_takes_effect_when_it_starts_not_when_it_ends(quiet_drill):
     quiet_drill.advance(100)
     result = quiet_drill.act("cordon gpu-b-1")
-    [event] = [e for e in quiet_drill.world.timeline if e.kind == "node_state"]
+    [event] = [e for e in quiet_drill.world.timeline if isinstance(e, NodeStateChanged)]
     assert event.time == result.time == 100.0
 
 
@@ -204,7 +205,7 @@ def test_lines_after_a_line_past_the_night_end_are_not_played_either():
 
 
 def timeline_of(d: Drill):
-    return [(e.time, e.kind, e.subject, e.text, e.data) for e in d.world.timeline]
+    return list(d.world.timeline)  # frozen events: equal when every field is
 
 
 @pytest.mark.parametrize("seed", [1, 2])

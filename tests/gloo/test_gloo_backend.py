@@ -18,6 +18,7 @@ import pytest
 
 from drill.engine.drill import Drill
 from drill.engine.headless import play
+from drill.sim.events import JobLogLine, JobStateChanged
 from tests.drillkit import build, job_spec
 from tests.gloo.glookit import drill_env, marked_processes, wait_gone
 
@@ -131,12 +132,12 @@ def test_a_silent_hang_hits_the_real_process_group_timeout():
         started = time.monotonic()
         play(d, [])
         elapsed = time.monotonic() - started
-        real = [e.text for e in d.world.timeline if e.kind == "job_log"]
+        real = [e.text for e in d.world.timeline if isinstance(e, JobLogLine)]
         assert real and any("Timed out" in t or "timed out" in t for t in real), real
         failure = " ".join(
             e.text
             for e in d.world.timeline
-            if e.kind == "job_state" and "ChildFailedError" in e.text
+            if isinstance(e, JobStateChanged) and "ChildFailedError" in e.text
         )
         assert "the surviving ranks raised" in failure
         assert "Watchdog" not in failure, "gloo's own timeout, not an NCCL one as well"

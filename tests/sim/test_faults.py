@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from drill.sim.events import NodeStateChanged, StepTaken
 from drill.sim.jobs import COMPLETED, FAILED, NODE_FAIL, RUNNING
 from drill.sim.torchrun import IB_RETRY_WINDOW
 from drill.sim.world import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER
@@ -50,7 +51,7 @@ def read(d, nodes=None) -> dict[str, str]:
 
 
 def step_times(d) -> list[float]:
-    return [e.time for e in d.world.timeline if e.kind == "step" and e.subject == "train"]
+    return [e.time for e in d.world.timeline if isinstance(e, StepTaken) and e.subject == "train"]
 
 
 def alerts(d) -> list:
@@ -285,7 +286,11 @@ def test_random_failures_are_seeded_and_deterministic():
     assert picks == again.world.faults.chosen[SECRET_FAULT_ID]
     assert one.world.timeline == again.world.timeline
     assert picks != other.world.faults.chosen[SECRET_FAULT_ID]
-    down = [e for e in one.world.timeline if e.kind == "node_state" and "not responding" in e.text]
+    down = [
+        e
+        for e in one.world.timeline
+        if isinstance(e, NodeStateChanged) and "not responding" in e.text
+    ]
     # A node picked in the last 90 s of the night has not missed its heartbeat timeout yet.
     assert down and [e.subject for e in down] == [p.node for p in picks][: len(down)]
     kernel = one.world.cluster.nodes[picks[0].node].kernel_log

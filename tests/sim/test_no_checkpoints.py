@@ -11,6 +11,7 @@ import yaml
 
 from drill.incident.errors import IncidentError
 from drill.incident.loader import load_incident
+from drill.sim.events import CheckpointEvent
 from tests.drillkit import build, drill, incident_dict, job_spec
 
 BARE = job_spec(
@@ -26,7 +27,7 @@ def test_a_job_without_checkpoints_never_saves_and_restarts_from_scratch():
     d = drill(build(jobs=[BARE], faults=[CRASH]))
     d.advance(1500)
     job = d.learner_job
-    assert not [e for e in d.world.timeline if e.kind == "checkpoint"]
+    assert not [e for e in d.world.timeline if isinstance(e, CheckpointEvent)]
     assert job.checkpoints.latest_step is None
     assert job.attempts[1].from_step == 0, "the retry starts over"
     logs = [line.text for line in job.log.lines]

@@ -4,6 +4,7 @@ script handles SIGTERM; requeue; and a gang that stays pending on a fragmented c
 from __future__ import annotations
 
 from drill.engine.drill import Drill
+from drill.sim.events import JobStateChanged
 from tests.drillkit import build, job_spec
 
 ONE_ISLAND = [{"name": "a", "leaves": 1, "nodes_per_leaf": 4}]
@@ -43,7 +44,7 @@ def night(on_sigterm: bool, write_time: str = "30s", grace: str = "90s", every: 
 
 
 def states(d: Drill, job: str) -> list[str]:
-    return [e.text for e in d.world.timeline if e.kind == "job_state" and e.subject == job]
+    return [e.text for e in d.world.timeline if isinstance(e, JobStateChanged) and e.subject == job]
 
 
 def test_preemption_sends_sigterm_then_requeues():
@@ -137,7 +138,7 @@ def test_a_higher_class_only_preempts_lower_classes_lowest_first():
     preempted = {
         e.subject
         for e in d.world.timeline
-        if e.kind == "job_state" and "preempted by urgent" in e.text
+        if isinstance(e, JobStateChanged) and "preempted by urgent" in e.text
     }
     assert "scavenger" in preempted  # the low one goes first
     assert "peer" not in preempted  # same class is never preempted

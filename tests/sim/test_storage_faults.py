@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from drill.sim.events import CheckpointEvent
 from drill.sim.jobs import FAILED
 from tests.drillkit import assert_no_fault_names, build, drill, job_spec
 
@@ -36,10 +37,12 @@ def night(fault: dict, volume: dict = SCRATCH, job: dict = TRAIN):
 def write_failures(d) -> list[str]:
     """Why the checkpoints that did not land failed: the errno, kept in the event's data. The
     event's text, like torch's own message in the job's failure, names only the writer."""
-    failed = [e for e in d.world.timeline if e.kind == "checkpoint" and "not written" in e.text]
+    failed = [
+        e for e in d.world.timeline if isinstance(e, CheckpointEvent) and "not written" in e.text
+    ]
     for event in failed:
         assert "Errno" not in event.text and "file write failed" in event.text, event.text
-    return [event.data["cause"] for event in failed]
+    return [event.cause for event in failed]
 
 
 def saves(d) -> list[str]:

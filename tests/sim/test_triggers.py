@@ -8,6 +8,7 @@ import pytest
 
 from drill.engine.headless import play
 from drill.engine.timed import parse_text
+from drill.sim.events import CheckpointEvent
 from tests.drillkit import build, drill, job_spec
 
 RETRYING = job_spec("train", yours=True, retry={"max_restarts": 2, "backoff": "30s"})
@@ -53,7 +54,7 @@ def test_on_checkpoint_strikes_before_the_write_and_the_write_is_lost():
     assert d.world.faults.fired_at["later"] == pytest.approx(290)
     first = d.learner_job.attempts[0]
     assert first.ended and first.end == pytest.approx(295), "the launcher noticed in 5s"
-    texts = [e.text for e in d.world.timeline if e.kind == "checkpoint"]
+    texts = [e.text for e in d.world.timeline if isinstance(e, CheckpointEvent)]
     assert "train checkpoint step 20 not written: the job was stopped during the write" in texts
 
 

@@ -9,6 +9,7 @@ import yaml
 from drill.engine.drill import Drill
 from drill.incident.errors import IncidentError
 from drill.incident.loader import load_incident
+from drill.sim.events import StepTaken
 from drill.sim.jobs import FAILED, PENDING, RUNNING
 from drill.states import NodeState
 from tests.drillkit import build, incident_dict, job_spec
@@ -173,7 +174,7 @@ def test_a_lasting_link_flap_stalls_every_gang_placed_behind_the_leaf_while_it_l
     steps = [
         e
         for e in d.world.timeline
-        if e.kind == "step" and e.subject == "train" and e.time > retry.start
+        if isinstance(e, StepTaken) and e.subject == "train" and e.time > retry.start
     ]
     assert not steps, "a gang behind a leaf that is still down makes no steps"
     d.advance(900)

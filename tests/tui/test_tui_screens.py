@@ -321,6 +321,10 @@ async def test_a_critical_page_holds_the_night_until_the_learner_acts(tmp_path):
         await settle(pilot)
         assert app.driver.session.drill.now == held
         assert "HELD" in app.screen.query_one("#night-header").plain
+        # The log shows the page as the pager names it: its id and severity from the event.
+        pages = app.driver.session.drill.world.pager.alerts
+        critical = next(a for a in pages if a.severity == "critical")
+        assert f"PAGE {critical.id} critical: " in log_text(app)
         await type_line(pilot, "ack all")
         assert not app.pacing.page_hold
         await until(pilot, lambda: app.driver.session.drill.now > held + 60)

@@ -10,6 +10,7 @@ from drill.engine.actions.errors import Reject, unknown
 from drill.engine.shown_text import fill_shown
 from drill.incident.units import format_duration
 from drill.sim import operations as ops
+from drill.sim.events import HintShown
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
 
 
@@ -259,7 +260,7 @@ def hint(ctx: Context, call: Call) -> str:
     index = unlocked[0]
     ctx.hints_shown.append(index)
     text = fill_shown(ctx.world, hints[index].text)  # `{fault.ID.node}` as this night chose
-    ctx.world.emit("hint", "hint", text, index=index)
+    ctx.world.emit(HintShown(ctx.world.now, "hint", text, index=index))
     return f"hint {len(ctx.hints_shown)} of {len(hints)}: {text}"
 
 

@@ -19,6 +19,13 @@ from textual.widgets import Footer, Input, Label, Tab, Tabs
 
 from drill.engine.actions.catalog import HELP, VERBS, On, first_look
 from drill.incident.clock import NightClock
+from drill.sim.events import (
+    AlertFired,
+    CheckpointEvent,
+    Event,
+    JobStateChanged,
+    NodeStateChanged,
+)
 from drill.tui.bindings import bindings
 from drill.tui.completion import Names, candidates, usage_line
 from drill.tui.messages import Frame
@@ -47,7 +54,7 @@ PANELS = (
     ("pager", "Pager"),
 )
 NARROW_WIDTH, NARROW_HEIGHT = 120, 34
-LOGGED_EVENTS = ("alert", "job_state", "node_state", "checkpoint")
+LOGGED_EVENTS = (AlertFired, JobStateChanged, NodeStateChanged, CheckpointEvent)
 IDLE_HELP = "Enter runs it. Tab completes. Up/Down: history. F1: help. ctrl+p: everything."
 
 
@@ -156,8 +163,8 @@ class NightScreen(Screen):
         snapshot = frame.snapshot
         for event in frame.events:
             self._log_event(event)
-            if event.kind == "alert":
-                self.pacing.page(str(event.data.get("severity", "")), event.subject in about)
+            if isinstance(event, AlertFired):
+                self.pacing.page(event.severity, event.subject in about)
         if frame.result is not None:
             self._log_result(frame.result)
         self.query_one(ClusterMap).show(snapshot)
@@ -251,19 +258,17 @@ class NightScreen(Screen):
         if str(tab.label) != label:
             tab.label = label
 
-    def _log_event(self, event) -> None:
-        if event.kind not in LOGGED_EVENTS:
+    def _log_event(self, event: Event) -> None:
+        if not isinstance(event, LOGGED_EVENTS):
             return
         mine = self.incident.learner_job.name
-        if event.kind in ("job_state", "checkpoint") and event.subject != mine:
+        if isinstance(event, (JobStateChanged, CheckpointEvent)) and event.subject != mine:
             return
         style = "grey62"
-        if event.kind == "alert":
-            severity = event.data.get("severity", "")
+        if isinstance(event, AlertFired):
+            severity = event.severity
             style = {"critical": "bold red", "warning": "yellow"}.get(severity, "grey62")
-            text = (
-                f"{self.clock(event.time)} PAGE {event.data.get('id', '')} {severity}: {event.text}"
-            )
+            text = f"{self.clock(event.time)} PAGE {event.id} {severity}: {event.text}"
         else:
             text = f"{self.clock(event.time)} {event.text}"
         self.log_line(Text(text, style=style))
