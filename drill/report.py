@@ -14,7 +14,7 @@ from drill.atomic_file import write_text_atomic
 from drill.course import COURSE as COURSE_NAME
 from drill.course import KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
 from drill.engine import shown_text
-from drill.engine.par import reference_actions
+from drill.engine.scoring.par import reference_actions
 from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.runbook import build_markdown

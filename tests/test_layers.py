@@ -88,7 +88,7 @@ def test_there_is_a_contract_for_each_rule_of_design_md():
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("drill/engine/score.py", "from drill.saves_dir import saves_dir", "drill.saves_dir"),
+        ("drill/engine/scoring/score.py", "from drill.saves_dir import saves_dir", "drill.saves_dir"),
         ("drill/incident/clock.py", "import textual", "textual"),
         ("drill/sim/rng.py", "import replica.trainer", "replica"),
         ("replica/errors.py", "import simpy", "simpy"),

@@ -272,7 +272,7 @@ class NightDriver:
         cache), the save gets its score line, and the reference's actions come from the par
         cache the score just filled. Says how far it has got; stops between steps when the
         learner leaves (None)."""
-        from drill.engine.par import par_and_floor, reference_actions
+        from drill.engine.scoring.par import par_and_floor, reference_actions
 
         drill = self.session.drill  # type: ignore[union-attr]
         stages = len(self.SCORING)

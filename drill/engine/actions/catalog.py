@@ -24,7 +24,7 @@ Adding a verb
    drill/tui/completion.py knows where they come from), and for a job verb `others_jobs=True`
    only if the learner may run it on another team's job. An act declares `informed_by`: the
    looks that inform it (`()` for one that changes only the operator's own record, like `note`);
-   discipline (drill/engine/discipline.py) judges each change by them. A look may declare
+   discipline (drill/engine/scoring/discipline.py) judges each change by them. A look may declare
    `shows`: the fault kinds its output reveals once they strike what it names. Add its usage
    to the list of verbs in incidents/README.md, and for a job verb its row, with why, to the
    table there.
@@ -246,7 +246,7 @@ class Verb:
     out_of_service: bool = False
     detail: str = ""
     # An act: the looks that inform it, each need met by one look made after the first visible
-    # signal (drill/engine/discipline.py). `()`: it needs none (ack, note, hint, wait).
+    # signal (drill/engine/scoring/discipline.py). `()`: it needs none (ack, note, hint, wait).
     informed_by: tuple[Need, ...] | None = None
     # A look: the fault kinds whose evidence its output shows once they strike what it names
     # (drill/faults/). The end of such a look can be the night's first visible signal.
