@@ -12,6 +12,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from drill.engine.actions.catalog import VERBS, Kind, On, Verb
 from drill.tui.pacing import SPEEDS
+from drill.tui.panels import PANELS
 
 
 def named_entries(
@@ -56,7 +57,7 @@ class NightCommands(Provider):
                 "Bring this panel to the front",
                 partial(screen.show_panel, key),
             )
-            for key, label in _panels()
+            for key, label in PANELS
         ]
         for verb in VERBS.values():
             if verb.on == On.NOTHING and verb.kind == Kind.LOOK:
@@ -94,12 +95,6 @@ def _pools(frame) -> dict[str, list[tuple[str, str]]]:
         "volume": [(v.name, "") for v in frame.storage.volumes],
         "page": [(a.id, a.text) for a in snapshot.alerts if not a.acked],
     }
-
-
-def _panels():
-    from drill.tui.screens.night import PANELS
-
-    return PANELS
 
 
 class AppCommands(Provider):

@@ -38,7 +38,7 @@ and the score's looks and changes follow from the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -61,11 +61,11 @@ from drill.engine.actions.argtypes import (
     STEP,
     TEXT,
     VALUE,
-    VERB,
     VOLUME,
     ArgType,
 )
 from drill.engine.actions.context import Call, Context
+from drill.engine.actions.errors import unknown
 
 Handler = Callable[[Context, Call], str]
 
@@ -285,6 +285,18 @@ class Verb:
 
 def _help(ctx: Context, call: Call) -> str:
     return help_text(call["verb"], storage.incident_notes(ctx))
+
+
+def _verb_name(text: str, what: str, earlier: Mapping[str, Any]) -> str:
+    name = " ".join(text.lower().split())
+    if name not in VERBS:
+        raise unknown("action", name, VERBS)
+    return name
+
+
+# The one argument type whose words are the verbs themselves (`help VERB`): it lives beside the
+# table it reads, so argtypes.py stays below the catalog that is built from its types.
+VERB = ArgType("VERB", read=_verb_name, rest=True)
 
 
 VERBS: dict[str, Verb] = {
