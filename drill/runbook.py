@@ -89,14 +89,14 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     node_mtbf = incident.cluster.mtbf
     job_mtbf = node_mtbf / nodes if node_mtbf else None
     young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
-    chosen = _planned(record, "ckpt-every", spec.checkpoint.every)
-    keep = _planned(record, "ckpt-keep", spec.checkpoint.keep)
+    chosen = planned_setting(record, "ckpt-every", spec.checkpoint.every)
+    keep = planned_setting(record, "ckpt-keep", spec.checkpoint.keep)
     return CadenceAdvice(
         write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
     )
 
 
-def _planned(record: NightRecord, key: str, default: int) -> int:
+def planned_setting(record: NightRecord, key: str, default: int) -> int:
     """The value the pre-shift plan chose for a setting: a plan verb's line at the night's start."""
     value = default
     for action in record.save.actions:

@@ -13,7 +13,9 @@ from drill.atomic_file import write_text_atomic
 from drill.incident.models import Incident
 from drill.incident.season import CAUSE_TEXT
 from drill.incident.units import format_size
-from drill.season.figures import SeasonFigures
+from drill.page_style import STYLE
+from drill.runbook import planned_setting
+from drill.season.figures import SeasonFigures, play_season, policies_with
 from drill.season.text import hours, policy_line
 
 WIDTH, HEIGHT, PAD = 720, 260, 44
@@ -148,8 +150,6 @@ def season_section(figures: SeasonFigures, heading: str = "Over a season") -> li
 
 
 def season_page(incident: Incident, figures: SeasonFigures) -> str:
-    from drill.report import STYLE
-
     e = html.escape
     return "".join(
         [
@@ -174,16 +174,13 @@ def night_season_section(record) -> list[str]:
     incident = record.incident
     if incident.season is None:
         return []
-    from drill.runbook import _planned
-    from drill.season.figures import play_season, policies_with
-
     spec = incident.learner_job
     base = policies_with(incident)
     overrides = {
-        "checkpoint_every": _planned(
+        "checkpoint_every": planned_setting(
             record, "ckpt-every", base.checkpoint_every or spec.checkpoint.every
         ),
-        "keep": _planned(record, "ckpt-keep", base.keep or spec.checkpoint.keep),
+        "keep": planned_setting(record, "ckpt-keep", base.keep or spec.checkpoint.keep),
     }
     figures = play_season(incident, record.save.seed, policies_with(incident, overrides))
     return season_section(figures, "Over a season with your cadence")
