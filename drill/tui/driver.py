@@ -159,7 +159,7 @@ class NightDriver:
                     return
             self._post(BaselineReady(self.baseline))
         elif self.spec.backend == "gloo":
-            from replica.build import warm_up
+            from drill.replica_choice import warm_up
 
             warm_up()  # the workers start later; torch's import is the slow part
         self.warm = True
