@@ -6,7 +6,7 @@ A two-hour night (fleet-season) and, in the full run, a four-hour one (failures-
 played with their reference solution on the sim backend, untimed. Then the time from the end of
 the night to the Score is timed both ways on fresh copies of the same night: without the
 ensemble (measure the night, score it against par and floor) and with it (the same, plus the
-learner's actions played again on the ensemble's variant nights, drill/engine/ensemble.py). Par
+learner's actions played again on the ensemble's variant nights, drill/engine/scoring/ensemble.py). Par
 and floor, with their own ensembles, are computed once before the timing, as the saves cache
 keeps them. The issue's target for the two-hour night is under 2 s with the ensemble. It
 asserts nothing.
@@ -25,11 +25,11 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 from suite import hand_over, median, row  # noqa: E402
 
-from drill.engine import ensemble  # noqa: E402
 from drill.engine.drill import Drill  # noqa: E402
 from drill.engine.headless import play  # noqa: E402
-from drill.engine.outcome import measure  # noqa: E402
-from drill.engine.par import par_and_floor, score_against, score_drill, step_clock  # noqa: E402
+from drill.engine.scoring import ensemble  # noqa: E402
+from drill.engine.scoring.outcome import measure  # noqa: E402
+from drill.engine.scoring.par import par_and_floor, score_against, score_drill, step_clock  # noqa: E402
 from drill.engine.timed import parse_text  # noqa: E402
 from drill.incident.loader import load_incident  # noqa: E402
 

@@ -37,7 +37,7 @@ class Row:
     par: str
     floor: str
     why: str
-    # "tonight", or "expected over N nights" (drill/engine/ensemble.py); older saves: tonight.
+    # "tonight", or "expected over N nights" (drill/engine/scoring/ensemble.py); older saves: tonight.
     basis: str = "tonight"
 
 

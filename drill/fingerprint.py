@@ -30,7 +30,7 @@ FINGERPRINTED = (
 
 
 def source_files() -> list[tuple[str, bytes]]:
-    """(name like "drill/engine/par.py", bytes) for every fingerprinted file, sorted by name."""
+    """(name like "drill/engine/scoring/par.py", bytes) for every fingerprinted file, sorted by name."""
     found: list[tuple[str, bytes]] = []
     for package, part in FINGERPRINTED:
         root = resources.files(package)

@@ -32,6 +32,13 @@ from pathlib import Path
 
 from drill.incident.loader import LoadedIncident
 
+# Only this module and the engine's replica adapters import `replica` (a contract in
+# pyproject.toml). The layers above take the torch build of this machine (a save's origin) and
+# an early torch import (before a gloo night's workers start) from here, re-exported; each
+# imports torch only when called.
+from replica.build import torch_build as torch_build
+from replica.build import warm_up as warm_up
+
 PROJECT_FILE = "pyproject.toml"
 
 

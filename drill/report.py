@@ -14,22 +14,15 @@ from drill.atomic_file import write_text_atomic
 from drill.course import COURSE as COURSE_NAME
 from drill.course import KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
 from drill.engine import shown_text
-from drill.engine.par import reference_actions
+from drill.engine.scoring.par import reference_actions
 from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
+from drill.page_style import STYLE
 from drill.runbook import build_markdown
 from drill.season.html import night_season_section
 from drill.text_safety import visible
 
 WIDTH, HEIGHT, PAD = 720, 260, 40
-STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 52rem; color: #1d232a; line-height: 1.45; }
-h1 { font-size: 1.6rem; margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ccd; }
-table { border-collapse: collapse; width: 100%; } td, th { padding: 0.35rem 0.5rem; border-bottom: 1px solid #e3e6ea; vertical-align: top; text-align: left; }
-.num { text-align: right; white-space: nowrap; } .muted { color: #667; } .grade { font-size: 2.2rem; font-weight: 700; }
-.timelines { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; } .answer { background: #f4f6f8; padding: 0.75rem; border-left: 4px solid #5b7;}
-svg text { font-size: 11px; fill: #445; } code { background: #f0f2f4; padding: 0 0.2rem; }
-"""
 
 
 def write_report(

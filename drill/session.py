@@ -15,6 +15,7 @@ from pathlib import Path
 
 from drill import ENGINE_VERSION
 from drill.engine.drill import ActionResult, Drill
+from drill.engine.scoring.par import score_drill
 from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
 from drill.replica_choice import header_replica, replica_for_save, with_replica
@@ -232,7 +233,7 @@ class Session:
 
     def finish(self):
         self.drill.play_out()
-        score = self.drill.finish()
+        score = score_drill(self.drill)
         if self.writer:
             self.writer.score(score.to_json(), self.drill.end_time)
         return score

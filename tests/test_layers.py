@@ -27,7 +27,8 @@ def contracts() -> list[dict]:
 
 
 def layered_modules() -> list[str]:
-    (layers,) = [c for c in contracts() if c["type"] == "layers"]
+    """The modules of the top-level layers contract (the others order one package inside)."""
+    (layers,) = [c for c in contracts() if c["type"] == "layers" and "containers" not in c]
     return [name.strip() for layer in layers["layers"] for name in layer.split(":")]
 
 
@@ -83,12 +84,43 @@ def test_there_is_a_contract_for_each_rule_of_design_md():
     assert ruled({"drill"}, {"torch"}), "torch belongs in replica/, behind its interface"
     assert ruled({"replica"}, {"drill", "simpy", "textual"})
     assert layered_modules()[:2] == ["drill.__main__", "drill.cli"]
+    protected = [c for c in contracts() if c["type"] == "protected"]
+    assert any(c["protected_modules"] == ["replica"] for c in protected), "who may import replica"
+    inner = {tuple(c["containers"]) for c in contracts() if "containers" in c}
+    assert ("drill.engine",) in inner, "the engine's inner order: scoring above the night"
+    importlinter = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
+    assert importlinter["exclude_type_checking_imports"] is False, "type-only imports count"
 
 
 @pytest.mark.parametrize(
     ("module", "line", "broken"),
     [
-        ("drill/engine/score.py", "from drill.saves_dir import saves_dir", "drill.saves_dir"),
+        (
+            "drill/engine/scoring/score.py",
+            "from drill.saves_dir import saves_dir",
+            "drill.saves_dir",
+        ),
+        # The night never imports its own judge, not even for a type.
+        (
+            "drill/engine/drill.py",
+            "from drill.engine.scoring.par import score_drill",
+            "drill.engine.drill -> drill.engine.scoring.par",
+        ),
+        (
+            "drill/engine/snapshot.py",
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from drill.engine.drill import Drill",
+            "drill.engine.snapshot -> drill.engine.drill",
+        ),
+        (
+            "drill/engine/actions/argtypes.py",
+            "from drill.engine.actions.catalog import VERBS",
+            "drill.engine.actions.argtypes -> drill.engine.actions.catalog",
+        ),
+        (
+            "drill/tui/driver.py",
+            "from replica.build import warm_up",
+            "drill.tui.driver -> replica.build",
+        ),
         ("drill/incident/clock.py", "import textual", "textual"),
         ("drill/sim/rng.py", "import replica.trainer", "replica"),
         ("replica/errors.py", "import simpy", "simpy"),

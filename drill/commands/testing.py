@@ -17,9 +17,9 @@ import argparse
 from dataclasses import dataclass, replace
 
 from drill.commands.printing import say
-from drill.engine.discipline import discipline_value
-from drill.engine.outcome import Outcome
-from drill.engine.par import measured_run, par_and_floor, reference_actions, score_against
+from drill.engine.scoring.discipline import discipline_value
+from drill.engine.scoring.outcome import Outcome
+from drill.engine.scoring.par import measured_run, par_and_floor, reference_actions, score_against
 from drill.engine.worse_runbooks import worse_runbooks
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident

@@ -6,6 +6,7 @@ from typing import Any
 
 from drill.engine.drill import Drill
 from drill.engine.headless import Skipped
+from drill.engine.scoring.outcome import is_recovered
 from drill.incident.units import format_duration
 from drill.sim.events import (
     AlertFired,
@@ -74,9 +75,7 @@ def account(drill: Drill, skipped: list[Skipped] | None = None) -> dict[str, Any
 
 def recovered(drill: Drill) -> bool:
     """The learner's job finished, or was training again for the last part of the night: the
-    same test the score makes (drill/engine/outcome.py)."""
-    from drill.engine.outcome import is_recovered
-
+    same test the score makes (drill/engine/scoring/outcome.py)."""
     return is_recovered(drill)
 
 

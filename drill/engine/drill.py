@@ -1,5 +1,8 @@
 """The one engine: the TUI, `drill run`, `drill replay` and the tests all drive this object.
 
+The night does not judge itself: its Score is `score_drill(drill)` in drill/engine/scoring/par.py,
+a layer above this one (scoring plays par, floor and the ensemble's nights through this engine).
+
 Time rules: an action applies at the moment it starts and then keeps the operator busy for its
 cost while the world moves on. `advance` runs the world forward and returns only when every event
 and every training step up to that time has happened. Nothing here reads a wall clock.
@@ -14,6 +17,8 @@ from drill.engine.actions import dispatch
 from drill.engine.actions.context import Context
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
+from drill.engine.gloo_training import GlooTraining
+from drill.engine.replica_training import ReplicaTraining
 from drill.engine.snapshot import Snapshot, build_snapshot
 from drill.incident.models import Incident
 from drill.sim.events import ActionTaken, Event
@@ -53,12 +58,8 @@ def make_training(
     if backend == "sim":
         return None
     if backend == "inprocess":
-        from drill.engine.replica_training import ReplicaTraining
-
         return ReplicaTraining(incident, ranks=ranks, cache_dir=cache_dir)
     if backend == "gloo":
-        from drill.engine.gloo_training import GlooTraining
-
         return GlooTraining(incident, ranks=ranks or 2, cache_dir=cache_dir)
     raise ValueError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
 
@@ -72,7 +73,7 @@ class Drill:
     # Where par, floor and the replica's baseline are cached; the session layer passes
     # saves/cache. None keeps them for this process only. The engine never picks a folder itself.
     cache_dir: Path | None = None
-    # A seeded variant of the night (drill/engine/ensemble.py): other teams and random failures
+    # A seeded variant of the night (drill/engine/scoring/ensemble.py): other teams and random failures
     # redrawn, everything the learner could see kept. None is the night itself.
     variant: int | None = None
     world: World = field(init=False)
@@ -171,7 +172,7 @@ class Drill:
         return [event for event in new if not event.hidden]
 
     def snapshot(self) -> Snapshot:
-        return build_snapshot(self)
+        return build_snapshot(self.world, self.learner_job, self.night_end, self.over)
 
     def replica_report(self):
         """The replica's measured outcome, or None when only the simulation ran."""
@@ -183,12 +184,6 @@ class Drill:
         the replica. Slow the first time (it may train the baseline): call it off the UI thread."""
         losses = getattr(self.training, "baseline_losses", None)
         return losses() if losses else []
-
-    def finish(self):
-        """End the night: the Score, measured against the reference's and nobody's runs."""
-        from drill.engine.par import score_drill
-
-        return score_drill(self)
 
     def close(self) -> None:
         closer = getattr(self.training, "close", None)

@@ -86,6 +86,16 @@ class ReplicaReport:
         }
 
 
+def shipped_settings(ref: str | None):
+    """(setting names, a checker raising ValueError) of a shipped replica, or None for a
+    learner's own; reads names only, no torch and no learner code (replica/interface.py). The
+    static checks ask here: only this adapter, the gloo one and drill/replica_choice.py import
+    `replica` (a contract in pyproject.toml)."""
+    from replica.interface import shipped_settings as settings_of  # the replica loads only here
+
+    return settings_of(ref)
+
+
 def replica_for(incident: Incident):
     """The learner job's replica, loaded (its factory imported) and checked for the night.
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from drill.engine.actions.context import submitted
 
 if TYPE_CHECKING:
-    from drill.engine.drill import Drill
+    from drill.sim.jobs import Job
+    from drill.sim.world import World
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,9 @@ class Snapshot:
     losses: tuple[tuple[int, float], ...]  # the learner's job: (step, loss) as trained
 
 
-def build_snapshot(drill: Drill) -> Snapshot:
-    world = drill.world
+def build_snapshot(world: World, learner: Job, night_end: float, over: bool) -> Snapshot:
+    """The frame at the world's present. The night's end and whether it is over are the engine's
+    rules (drill/engine/drill.py), handed in so this module stays below the engine it serves."""
     nodes = []
     for node in world.cluster.nodes.values():
         owners = {gpu: job for job, gpus in node.allocations.items() for gpu in gpus}
@@ -116,14 +118,14 @@ def build_snapshot(drill: Drill) -> Snapshot:
         for a in world.pager.alerts
     )
     return Snapshot(
-        time=drill.now,
-        clock=drill.clock(),
-        night_end=drill.night_end,
-        over=drill.over,
+        time=world.now,
+        clock=world.clock.label(world.now),
+        night_end=night_end,
+        over=over,
         nodes=tuple(nodes),
         jobs=tuple(jobs),
         alerts=alerts,
-        losses=tuple(drill.learner_job.losses),
+        losses=tuple(learner.losses),
     )
 
 

@@ -14,6 +14,7 @@ import difflib
 from drill.engine.actions.catalog import VERBS, On, refusal_on_others_job
 from drill.engine.actions.parser import parse
 from drill.engine.actions.settings import plan_refusal
+from drill.engine.replica_training import shipped_settings
 from drill.engine.timed import TEMPLATE, ActionsFileError, parse_line
 from drill.incident.clock import NightClock
 from drill.incident.errors import Problem
@@ -184,8 +185,6 @@ def _replica_settings(loaded: LoadedIncident) -> list[Problem]:
     """A job's `replica:` block must be settings its replica accepts, or the night fails to start.
     A shipped replica's settings are checked here (no torch); a learner's own replica checks its
     settings when the night starts."""
-    from replica.interface import shipped_settings
-
     problems = []
     for index, job in enumerate(loaded.incident.jobs):
         loc = ("jobs", index, "replica")

@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from drill.replica_choice import torch_build
+
 KEYS = ("machine", "cpu", "torch", "cpu_kernels")
 
 
@@ -39,8 +41,6 @@ def current_origin(with_torch: bool) -> dict[str, Any]:
         "cpu_kernels": None,
     }
     if with_torch:
-        from replica.build import torch_build
-
         origin.update(torch_build())
     return origin
 

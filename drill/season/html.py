@@ -10,10 +10,13 @@ from __future__ import annotations
 import html
 
 from drill.atomic_file import write_text_atomic
+from drill.engine.planned import planned
+from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.incident.models import Incident
 from drill.incident.season import CAUSE_TEXT
 from drill.incident.units import format_size
-from drill.season.figures import SeasonFigures
+from drill.page_style import STYLE
+from drill.season.figures import SeasonFigures, play_season, policies_with
 from drill.season.text import hours, policy_line
 
 WIDTH, HEIGHT, PAD = 720, 260, 44
@@ -148,8 +151,6 @@ def season_section(figures: SeasonFigures, heading: str = "Over a season") -> li
 
 
 def season_page(incident: Incident, figures: SeasonFigures) -> str:
-    from drill.report import STYLE
-
     e = html.escape
     return "".join(
         [
@@ -174,10 +175,6 @@ def night_season_section(record) -> list[str]:
     incident = record.incident
     if incident.season is None:
         return []
-    from drill.engine.planned import planned
-    from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
-    from drill.season.figures import play_season, policies_with
-
     spec = incident.learner_job
     base = policies_with(incident)
     overrides = {

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from drill.engine.actions import argtypes
 from drill.engine.actions.argtypes import ArgType
-from drill.engine.actions.catalog import GROUPS, VERBS, Option, Verb, heads, verb_of
+from drill.engine.actions.catalog import GROUPS, VERB, VERBS, Option, Verb, heads, verb_of
 from drill.engine.actions.settings import SETTINGS
 from drill.incident.models import PRIORITY_RANK
 from drill.tui.words import SPEED, TUI_WORDS
@@ -96,7 +96,7 @@ def candidates(text: str, names: Names) -> list[str]:
     args = done[found[1] :]
     rest_arg = next((a for a in verb.args if a.type.rest), None)
     if rest_arg is not None:
-        pool = _verb_names(args) if rest_arg.type is argtypes.VERB else []
+        pool = _verb_names(args) if rest_arg.type is VERB else []
         return [c for c in pool if c.startswith(current)]
     options = {o.flag: o for o in verb.options}
     if args and args[-1] in options:

@@ -159,7 +159,7 @@ class NightDriver:
                     return
             self._post(BaselineReady(self.baseline))
         elif self.spec.backend == "gloo":
-            from replica.build import warm_up
+            from drill.replica_choice import warm_up
 
             warm_up()  # the workers start later; torch's import is the slow part
         self.warm = True
@@ -272,7 +272,7 @@ class NightDriver:
         cache), the save gets its score line, and the reference's actions come from the par
         cache the score just filled. Says how far it has got; stops between steps when the
         learner leaves (None)."""
-        from drill.engine.par import par_and_floor, reference_actions
+        from drill.engine.scoring.par import par_and_floor, reference_actions
 
         drill = self.session.drill  # type: ignore[union-attr]
         stages = len(self.SCORING)

@@ -29,7 +29,7 @@ class Frame:
 class Debrief:
     """Everything the debrief shows that the engine measured."""
 
-    score: Any  # drill.engine.score.Score
+    score: Any  # drill.engine.scoring.score.Score
     reference: list[dict] = field(default_factory=list)
     mine: list[dict] = field(default_factory=list)
     losses: tuple[tuple[int, float], ...] = ()

@@ -12,6 +12,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from drill.engine.actions.catalog import VERBS, Kind, On, Verb
 from drill.tui.pacing import SPEEDS
+from drill.tui.panels import PANELS
 from drill.tui.words import DEBRIEF, PAUSE, QUIT, RESUME, SPEED
 
 
@@ -62,7 +63,7 @@ class NightCommands(Provider):
                 "Bring this panel to the front",
                 partial(screen.show_panel, key),
             )
-            for key, label in _panels()
+            for key, label in PANELS
         ]
         for verb in VERBS.values():
             if verb.on == On.NOTHING and verb.kind == Kind.LOOK:
@@ -100,12 +101,6 @@ def _pools(frame) -> dict[str, list[tuple[str, str]]]:
         "volume": [(v.name, "") for v in frame.storage.volumes],
         "page": [(a.id, a.text) for a in snapshot.alerts if not a.acked],
     }
-
-
-def _panels():
-    from drill.tui.screens.night import PANELS
-
-    return PANELS
 
 
 class AppCommands(Provider):

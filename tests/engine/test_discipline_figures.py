@@ -5,7 +5,7 @@ more."""
 
 from __future__ import annotations
 
-from drill.engine.discipline import measure_discipline
+from drill.engine.scoring.discipline import measure_discipline
 from drill.incident.library import resolve_incident
 from tests.drillkit import build, drill
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from drill.engine import outcome
-from drill.engine.par import step_clock
-from drill.engine.progress import SMOOTH_STEPS, step_for_loss
+from drill.engine.scoring import outcome
+from drill.engine.scoring.par import step_clock
+from drill.engine.scoring.progress import SMOOTH_STEPS, step_for_loss
 from drill.sim.events import StepTaken
 from tests.drillkit import build, drill, job_spec
 

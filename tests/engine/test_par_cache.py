@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from drill.engine import par
 from drill.engine.drill import Drill
+from drill.engine.scoring import par
 from drill.fingerprint import fingerprint_of, source_files, source_fingerprint
 from tests.drillkit import REPO, build, job_spec
 
@@ -32,7 +32,7 @@ def test_the_fingerprint_covers_what_decides_a_night_only():
     names = [name for name, _ in source_files()]
     assert names == sorted(names)
     for expected in (
-        "drill/engine/par.py",
+        "drill/engine/scoring/par.py",
         "drill/engine/actions/dispatch.py",
         "drill/sim/world.py",
         "drill/incident/yaml_source.py",

@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from drill.engine.outcome import Outcome
-from drill.engine.score import build_score
+from drill.engine.scoring.outcome import Outcome
+from drill.engine.scoring.score import build_score
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 

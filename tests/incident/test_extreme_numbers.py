@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from drill.engine.drill import Drill
 from drill.engine.headless import play
+from drill.engine.scoring.par import score_drill
 from drill.engine.timed import parse_text
 from drill.incident.bounds import HOUR, MAX_COUNTED_STEPS, MAX_QUEUED_JOBS, MAX_REPLICA_STEPS
 from drill.incident.loader import load_incident
@@ -177,7 +178,7 @@ def play_scored_night(data: dict, path: Path) -> float:
     try:
         drill = Drill.create(incident, incident.seeds[0], "sim")
         play(drill, actions)
-        drill.finish()
+        score_drill(drill)
         assert drill.now <= incident.night.length
     finally:
         _arm(0)

@@ -10,7 +10,7 @@ caught by the other.
 from __future__ import annotations
 
 from drill.commands.testing import with_reference_discipline
-from drill.engine.par import measured_run, par_and_floor, score_against
+from drill.engine.scoring.par import measured_run, par_and_floor, score_against
 from drill.incident.library import resolve_incident
 
 # runbook name -> (recovered, the components it may lose the most in)

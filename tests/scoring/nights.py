@@ -13,8 +13,8 @@ from functools import cache
 
 from drill.engine.drill import Drill
 from drill.engine.headless import play
-from drill.engine.par import measured_run, par_and_floor, score_against
-from drill.engine.score import Score
+from drill.engine.scoring.par import measured_run, par_and_floor, score_against
+from drill.engine.scoring.score import Score
 from drill.engine.timed import parse_text
 from drill.incident.clock import NightClock
 from drill.incident.library import resolve_incident

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from drill.engine.par import measured_run, par_and_floor, score_against
+from drill.engine.scoring.par import measured_run, par_and_floor, score_against
 from drill.engine.worse_runbooks import CLASSES, worse_runbooks
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident

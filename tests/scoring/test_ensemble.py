@@ -8,7 +8,7 @@ import json
 import os
 
 from drill.engine.drill import Drill
-from drill.engine.par import measured_run, par_and_floor
+from drill.engine.scoring.par import measured_run, par_and_floor
 from drill.sim.rng import substream
 from tests.clikit import run_drill
 from tests.scoring.nights import facts, incident, reference_score, score_of, state_after
@@ -19,7 +19,7 @@ SEEDS = (1, 2, 3)
 
 def nights() -> int:
     """K, imported late so that each test here can be run against an engine without it."""
-    from drill.engine.ensemble import ENSEMBLE_NIGHTS
+    from drill.engine.scoring.ensemble import ENSEMBLE_NIGHTS
 
     return ENSEMBLE_NIGHTS
 

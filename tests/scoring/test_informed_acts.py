@@ -14,10 +14,10 @@ import dataclasses
 import pytest
 
 from drill.engine.actions.catalog import VERBS, By, Kind, Need, On, Verb
-from drill.engine.discipline import measure_discipline
-from drill.engine.outcome import Outcome
-from drill.engine.par import measured_run, par_and_floor, play_lines, score_against
-from drill.engine.score import UNINFORMED_CEILING, _judgement_caps
+from drill.engine.scoring.discipline import measure_discipline
+from drill.engine.scoring.outcome import Outcome
+from drill.engine.scoring.par import measured_run, par_and_floor, play_lines, score_against
+from drill.engine.scoring.score import UNINFORMED_CEILING, _judgement_caps
 from drill.faults import KINDS
 from tests.scoring.nights import facts, incident, reference_score
 

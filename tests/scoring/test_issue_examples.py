@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from drill.engine.par import reference_actions
+from drill.engine.scoring.par import reference_actions
 from tests.scoring.nights import incident, reference_score, score_of, state_after
 
 SEEDS = (1, 2, 3)

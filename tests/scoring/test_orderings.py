@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from drill.engine.par import reference_actions
+from drill.engine.scoring.par import reference_actions
 from tests.scoring.nights import (
     facts,
     incident,

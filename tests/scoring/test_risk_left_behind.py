@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from drill.engine.drill import Drill
-from drill.engine.par import measured_run, par_and_floor, reference_actions
+from drill.engine.scoring.par import measured_run, par_and_floor, reference_actions
 from drill.incident.clock import NightClock
 from tests.scoring.nights import facts, incident, reference_score, score_of
 

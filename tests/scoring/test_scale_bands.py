@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from drill.engine.discipline import discipline_value
 from drill.engine.drill import Drill
-from drill.engine.par import measured_run, par_and_floor, score_against
-from drill.engine.score import build_score, grade_of
+from drill.engine.scoring.discipline import discipline_value
+from drill.engine.scoring.par import measured_run, par_and_floor, score_against
+from drill.engine.scoring.score import build_score, grade_of
 from tests.engine.test_score import FLOOR, PAR, outcome
 from tests.scoring.nights import facts, incident, reference_score, score_of
 

@@ -12,7 +12,7 @@ import yaml
 
 from drill.engine.drill import Drill
 from drill.engine.headless import play
-from drill.engine.par import measure_drill, measured_run, par_and_floor, score_against
+from drill.engine.scoring.par import measure_drill, measured_run, par_and_floor, score_against
 from drill.engine.timed import ActionsFileError, load_file, parse_text
 from tests.drillkit import REPO, build, job_spec
 from tests.scoring.nights import incident, reference_score

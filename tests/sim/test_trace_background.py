@@ -81,7 +81,7 @@ def test_a_trace_longer_than_the_queue_budget_is_refused(tmp_path, monkeypatch):
 
 def test_editing_only_the_trace_gives_the_night_new_par(tmp_path):
     # Par and floor are cached by the incident's fingerprint: the trace's rows must be part of it.
-    from drill.engine.par import incident_fingerprint
+    from drill.engine.scoring.par import incident_fingerprint
 
     before = incident_fingerprint(load_incident(incident_file(tmp_path)).incident)
     again = incident_fingerprint(load_incident(incident_file(tmp_path)).incident)

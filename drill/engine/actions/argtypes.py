@@ -115,15 +115,6 @@ def _size_increase(text: str, what: str, earlier: Mapping[str, Any]) -> int:
     return extra
 
 
-def _verb_name(text: str, what: str, earlier: Mapping[str, Any]) -> str:
-    from drill.engine.actions.catalog import VERBS  # the catalog is built from these types
-
-    name = " ".join(text.lower().split())
-    if name not in VERBS:
-        raise unknown("action", name, VERBS)
-    return name
-
-
 NODE = ArgType("NODE", names="node")
 LEAF = ArgType("LEAF", names="leaf")
 NODES = ArgType("NODE,...", names="node", many=True, spares=True)
@@ -141,4 +132,3 @@ KEY = ArgType("KEY", read=_setting_key)
 VALUE = ArgType("VALUE", read=_setting_value)
 SIZE = ArgType("+SIZE", read=_size_increase)
 TEXT = ArgType("TEXT", rest=True)
-VERB = ArgType("VERB", read=_verb_name, rest=True)

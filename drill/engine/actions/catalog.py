@@ -24,7 +24,7 @@ Adding a verb
    drill/tui/completion.py knows where they come from), and for a job verb `others_jobs=True`
    only if the learner may run it on another team's job. An act declares `informed_by`: the
    looks that inform it (`()` for one that changes only the operator's own record, like `note`);
-   discipline (drill/engine/discipline.py) judges each change by them. A look may declare
+   discipline (drill/engine/scoring/discipline.py) judges each change by them. A look may declare
    `shows`: the fault kinds its output reveals once they strike what it names. Add its usage
    to the list of verbs in incidents/README.md, and for a job verb its row, with why, to the
    table there.
@@ -38,7 +38,7 @@ and the score's looks and changes follow from the declaration.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -61,11 +61,11 @@ from drill.engine.actions.argtypes import (
     STEP,
     TEXT,
     VALUE,
-    VERB,
     VOLUME,
     ArgType,
 )
 from drill.engine.actions.context import Call, Context
+from drill.engine.actions.errors import unknown
 from drill.engine.actions.settings import SETTINGS
 from drill.engine.runbook_sections import Section
 
@@ -239,7 +239,7 @@ class Verb:
     out_of_service: bool = False
     detail: str = ""
     # An act: the looks that inform it, each need met by one look made after the first visible
-    # signal (drill/engine/discipline.py). `()`: it needs none (ack, note, hint, wait).
+    # signal (drill/engine/scoring/discipline.py). `()`: it needs none (ack, note, hint, wait).
     informed_by: tuple[Need, ...] | None = None
     # A look: the fault kinds whose evidence its output shows once they strike what it names
     # (drill/faults/). The end of such a look can be the night's first visible signal.
@@ -281,6 +281,18 @@ class Verb:
 
 def _help(ctx: Context, call: Call) -> str:
     return help_text(call["verb"], storage.incident_notes(ctx))
+
+
+def _verb_name(text: str, what: str, earlier: Mapping[str, Any]) -> str:
+    name = " ".join(text.lower().split())
+    if name not in VERBS:
+        raise unknown("action", name, VERBS)
+    return name
+
+
+# The one argument type whose words are the verbs themselves (`help VERB`): it lives beside the
+# table it reads, so argtypes.py stays below the catalog that is built from its types.
+VERB = ArgType("VERB", read=_verb_name, rest=True)
 
 
 VERBS: dict[str, Verb] = {

@@ -31,6 +31,9 @@ from drill.tui.completion import Names, candidates, usage_line
 from drill.tui.messages import Frame
 from drill.tui.pacing import Pacing, parse_speed
 from drill.tui.palette import NightCommands
+from drill.tui.panels import PANELS
+from drill.tui.screens.confirm import ConfirmScreen
+from drill.tui.screens.help import HelpScreen
 from drill.tui.suggest import suggest
 from drill.tui.widgets.cluster_map import ClusterMap
 from drill.tui.widgets.command_line import CommandLine
@@ -45,14 +48,6 @@ from drill.tui.widgets.text_line import TextLine
 from drill.tui.words import DEBRIEF, PAUSE, QUIT, RESUME, SPEED, tui_word
 
 TICK = 0.1  # wall seconds between clock ticks
-PANELS = (
-    ("log", "Log"),
-    ("map", "Map"),
-    ("queue", "Queue"),
-    ("training", "Training"),
-    ("storage", "Storage"),
-    ("pager", "Pager"),
-)
 NARROW_WIDTH, NARROW_HEIGHT = 120, 34
 LOGGED_EVENTS = (AlertFired, JobStateChanged, NodeStateChanged, CheckpointEvent)
 IDLE_HELP = "Enter runs it. Tab completes. Up/Down: history. F1: help. ctrl+p: everything."
@@ -465,8 +460,6 @@ class NightScreen(Screen):
         self._show_header()
 
     def action_help(self, verb: str | None = None) -> None:
-        from drill.tui.screens.help import HelpScreen
-
         if verb:
             name = " ".join(verb.lower().split())
             if name not in VERBS:
@@ -514,7 +507,6 @@ class NightScreen(Screen):
             self.ending = True
             self.app.open_debrief()
             return
-        from drill.tui.screens.confirm import ConfirmScreen
 
         def answer(yes: bool | None) -> None:
             if yes and not self.ending:

@@ -23,7 +23,7 @@ page in time, use hints sparingly, write down what you did.
   more cost nothing more.
 
 Looks weigh half of discipline, pages a quarter, a note and hints an eighth each. An uninformed
-change also caps the night's total below an A (drill/engine/score.py, `_judgement_caps`): an
+change also caps the night's total below an A (drill/engine/scoring/score.py, `_judgement_caps`): an
 act that happened to be right is not a diagnosis.
 """
 

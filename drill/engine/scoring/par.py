@@ -17,14 +17,14 @@ from importlib import metadata
 from pathlib import Path
 
 from drill.atomic_file import write_text_atomic
-from drill.engine import ensemble
 from drill.engine.cache_files import cache_warning
 from drill.engine.drill import Drill
 from drill.engine.headless import play
-from drill.engine.outcome import Outcome, measure
-from drill.engine.score import Score, build_score
+from drill.engine.scoring import ensemble
+from drill.engine.scoring.outcome import Outcome, measure
+from drill.engine.scoring.score import Score, build_score
+from drill.engine.scoring.undisturbed import StepClock, undisturbed_clock
 from drill.engine.timed import parse_text
-from drill.engine.undisturbed import StepClock, undisturbed_clock
 from drill.fingerprint import source_fingerprint
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident
@@ -73,7 +73,7 @@ def _measured(
     incident, seed, backend, lines, name, cache_dir
 ) -> tuple[Outcome, list[dict], list[ensemble.VariantNight]]:
     """The night measured, its actions as played, and the same actions on the ensemble's
-    variant nights (sim-only, drill/engine/ensemble.py)."""
+    variant nights (sim-only, drill/engine/scoring/ensemble.py)."""
     drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir)
     try:
         actions = [

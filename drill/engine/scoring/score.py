@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from drill.engine.collateral import Collateral, against_floor
-from drill.engine.outcome import Outcome
+from drill.engine.scoring.collateral import Collateral, against_floor
+from drill.engine.scoring.outcome import Outcome
 from drill.incident.units import format_duration
 
 DEFAULT_WEIGHTS = {
@@ -68,7 +68,7 @@ class Component:
     weight: float
     why: str
     # "tonight", or "expected over N nights" for a figure averaged over the ensemble
-    # (drill/engine/ensemble.py) or the plan's nights.
+    # (drill/engine/scoring/ensemble.py) or the plan's nights.
     basis: str = "tonight"
 
 
@@ -221,7 +221,7 @@ def _judgement_caps(outcome: Outcome, par: Outcome) -> float:
     return ceiling
 
 
-# -- expectations over the ensemble (drill/engine/ensemble.py) ---------------------------------
+# -- expectations over the ensemble (drill/engine/scoring/ensemble.py) ---------------------------------
 
 
 def night_harm(o: Outcome, floor: Outcome) -> Collateral:

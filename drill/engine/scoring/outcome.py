@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from drill.engine import collateral, excess, plan_check, progress
-from drill.engine.discipline import measure_discipline
+from drill.engine.scoring import collateral, excess, plan_check, progress
+from drill.engine.scoring.discipline import measure_discipline
 from drill.sim.events import StepTaken
 from drill.sim.jobs import COMPLETED, RUNNING
 
 if TYPE_CHECKING:
     from drill.engine.drill import Drill
-    from drill.engine.undisturbed import StepClock
+    from drill.engine.scoring.undisturbed import StepClock
 
 # "Training again for the last part of the night": at least this long before the end.
 RECOVERED_FOR = 900.0
@@ -62,7 +62,7 @@ class Outcome:
     plan_fallback: float | None = None
     plan_nights: list[int] = field(default_factory=list)
     first_page: float | None = None  # when the pager first fired for something real
-    # Figures read as an expectation over the ensemble (drill/engine/ensemble.py): component
+    # Figures read as an expectation over the ensemble (drill/engine/scoring/ensemble.py): component
     # name -> {"nights": N, "mean": figure, "values": per night, "dropped": count, ...}.
     expected: dict[str, dict] = field(default_factory=dict)
     # Risk left behind (drill/sim/exposure.py), over the whole night: GPU seconds a broken node
@@ -70,7 +70,7 @@ class Outcome:
     # seconds lost to a throttled GPU or flapping leaf left in place. Priced into `harms`.
     risk_gpu_seconds: float = 0.0
     slowed_gpu_seconds: float = 0.0
-    # Work beyond need (drill/engine/excess.py), read by the score's fixed costs: every step
+    # Work beyond need (drill/engine/scoring/excess.py), read by the score's fixed costs: every step
     # trained (steps trained again after a rewind included), data skipped that was not bad, GPU
     # seconds held beyond the job's need while others queued, and other teams' running jobs
     # stopped by an act on their job.

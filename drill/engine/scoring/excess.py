@@ -1,5 +1,5 @@
 """What the learner's night took or threw away beyond what the job needed, read off the world:
-the raw figures behind the score's fixed costs (drill/engine/score.py).
+the raw figures behind the score's fixed costs (drill/engine/scoring/score.py).
 
 - Data skipped beyond what was bad: the batches `restart --skip A-B` jumped over that no
   bad_shard made bad, counted only where the job really went past them. Each is a step of

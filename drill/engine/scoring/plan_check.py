@@ -10,12 +10,10 @@ but leaves nothing to fall back on in general is not rewarded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from drill.engine.actions.catalog import VERBS
+from drill.engine.drill import Drill
+from drill.faults.random_failures import RandomFailures
 from drill.incident.models import Incident
-
-if TYPE_CHECKING:
-    from drill.engine.drill import Drill
 
 ENSEMBLE_NIGHTS = 6
 
@@ -28,8 +26,6 @@ def fallback_step(drill: Drill) -> int:
 
 def plan_lines(drill: Drill) -> list[str]:
     """The pre-shift plan as the learner made it: the accepted `set` actions at the start."""
-    from drill.engine.actions.catalog import VERBS
-
     return [
         a.text
         for a in drill.actions
@@ -45,16 +41,12 @@ def with_random_failures(incident: Incident) -> Incident:
     """The incident, plus nodes failing at random at the cluster's MTBF if it states one."""
     if not incident.cluster.mtbf:
         return incident
-    from drill.faults.random_failures import RandomFailures
-
     extra = RandomFailures(id="ensemble-mtbf", kind="random_failures", at=0.0)
     return incident.model_copy(update={"faults": [*incident.faults, extra]})
 
 
 def ensemble_fallbacks(incident: Incident, seed: int, lines: list[str]) -> list[int]:
     """The fallback step of each ensemble night played with this plan and nothing else."""
-    from drill.engine.drill import Drill
-
     variant = with_random_failures(incident)
     out = []
     for night_seed in ensemble_seeds(seed):

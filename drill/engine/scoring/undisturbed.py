@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from drill.engine.drill import Drill
 from drill.incident.models import Background, Incident
 from drill.sim.events import StepTaken
 
@@ -63,8 +64,6 @@ class StepClock:
 
 
 def undisturbed_clock(incident: Incident, seed: int) -> StepClock:
-    from drill.engine.drill import Drill
-
     drill = Drill(undisturbed_incident(incident), seed)
     drill.play_out()
     name = incident.learner_job.name

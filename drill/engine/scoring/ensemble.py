@@ -30,14 +30,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drill.engine.outcome import Outcome, measure
-from drill.engine.plan_check import with_random_failures
-from drill.engine.score import night_collateral
+from drill.engine.drill import ActionResult, Drill
+from drill.engine.scoring.outcome import Outcome, measure
+from drill.engine.scoring.plan_check import with_random_failures
+from drill.engine.scoring.score import night_collateral
 from drill.incident.models import Incident
 
 if TYPE_CHECKING:
-    from drill.engine.drill import ActionResult, Drill
-    from drill.engine.undisturbed import StepClock
+    from drill.engine.scoring.undisturbed import StepClock
     from drill.sim.world import World
 
 # K: tonight and seven variants. Each variant is one sim night (about 0.05 to 0.3 s on this
@@ -110,8 +110,6 @@ def play_variant(
     tonight: World,
     variant: int,
 ) -> VariantNight:
-    from drill.engine.drill import Drill
-
     drill = Drill(variant_incident(incident), seed, variant=variant)
     why = _replay(drill, lines)
     if not why:
