@@ -529,6 +529,7 @@ NOT_A_VERB = {
     ("collateral.py", "gpus"): "a job's GPU count",
     ("night.py", "queue"): "the Queue panel's id",
     ("queue.py", "queue"): "the Queue panel's id",
+    ("panels.py", "queue"): "the Queue panel's id, in the panel list",
     ("briefing.py", "status"): "the briefing's status line's id",
     ("bindings.py", "help"): "the F1 key's screen action",
     ("help.py", "help"): "the help screen's key scope and id",
