@@ -236,7 +236,7 @@ class Verb:
     on: On
     section: Section
     handler: Handler
-    cost: Cost  # a plain number of seconds is turned into a Cost
+    cost: Cost  # Cost(15): seconds; Cost(function, label, sentence): worked out per call
     args: tuple[Arg, ...] = ()
     options: tuple[Option, ...] = ()
     others_jobs: bool = False  # may run on a job that is not the learner's (On.JOB verbs)
@@ -253,8 +253,6 @@ class Verb:
     shows: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if not isinstance(self.cost, Cost):
-            object.__setattr__(self, "cost", Cost(self.cost))
         if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
             raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
         if self.kind == Kind.ACT and self.informed_by is None:
@@ -297,7 +295,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             look.status,
-            15,
+            Cost(15),
             args=(Arg("job", JOB, optional=True),),
             others_jobs=True,
         ),
@@ -308,7 +306,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.QUEUE,
             look.queue,
-            15,
+            Cost(15),
         ),
         Verb(
             "nodes",
@@ -317,7 +315,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             look.nodes,
-            15,
+            Cost(15),
         ),
         Verb(
             "logs",
@@ -326,7 +324,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             look.logs,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             options=(Option("--rank", NUMBER, what="rank"),),
             others_jobs=True,
@@ -339,7 +337,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             look.health,
-            60,
+            Cost(60),
             args=(Arg("node", NODE),),
             detail="It shows each GPU's state and the node's recent kernel log, where the driver"
             " prints Xid lines.",
@@ -352,7 +350,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             diagnose.perf,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             others_jobs=True,
             detail="What the training script's own timers report for each rank over its last"
@@ -367,7 +365,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             diagnose.stack,
-            30,
+            Cost(30),
             args=(Arg("job", JOB), Arg("rank", NUMBER)),
             shows=HANG_FAULTS,
         ),
@@ -378,7 +376,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             diagnose.gpus,
-            20,
+            Cost(20),
             args=(Arg("node", NODE),),
             shows=GPU_FAULTS,
         ),
@@ -389,7 +387,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             diagnose.fabric,
-            30,
+            Cost(30),
             args=(Arg("leaf", LEAF, optional=True),),
             shows=("link_flap", "ib_flap"),
         ),
@@ -400,7 +398,7 @@ VERBS: dict[str, Verb] = {
             On.VOLUME,
             Section.CHECKPOINT,
             storage.df,
-            10,
+            Cost(10),
             args=(Arg("volume", VOLUME, optional=True),),
         ),
         Verb(
@@ -410,7 +408,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             look.ckpt_list,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
         ),
         Verb(
@@ -436,7 +434,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.cordon,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             informed_by=(NODE_LOOKS,),
             out_of_service=True,
@@ -448,7 +446,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.uncordon,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             detail="It also takes the node off your job's exclude list (`restart --exclude`),"
             " so your job may be placed there again.",
@@ -461,7 +459,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.drain,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             detail="Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
             informed_by=(NODE_LOOKS,),
@@ -474,7 +472,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.reboot,
-            30,
+            Cost(30),
             args=(Arg("node", NODE),),
             detail="A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
             " stay broken. A node that was cordoned or drained comes back drained.",
@@ -487,7 +485,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.reset,
-            30,
+            Cost(30),
             args=(Arg("node", NODE),),
             options=(Option("--gpu", NUMBER, what="GPU index"),),
             detail="A reset frees memory a dead process still holds and clears an NVLink error"
@@ -503,7 +501,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.swap,
-            60,
+            Cost(60),
             args=(Arg("node", NODE),),
             detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
             informed_by=(NODE_LOOKS,),
@@ -516,7 +514,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             act.leaf_cordon,
-            15,
+            Cost(15),
             args=(Arg("leaf", LEAF),),
             detail="`nodes` shows each node's leaf. Running work keeps running; nodes that are"
             " already out of service stay as they are. `uncordon NODE` puts one back.",
@@ -530,7 +528,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             act.leaf_drain,
-            15,
+            Cost(15),
             args=(Arg("leaf", LEAF),),
             detail="Nodes already draining, drained, down or rebooting stay as they are.",
             informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
@@ -543,7 +541,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.cancel,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("logs"), By("queue", Of.ANY))),),
         ),
@@ -554,7 +552,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.requeue,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             informed_by=(Need(JOB_STATE), HANG_LOOKS),
         ),
@@ -565,7 +563,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.restart,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             options=(
                 Option("--from", RESUME, what="--from step"),
@@ -596,7 +594,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.hold,
-            10,
+            Cost(10),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -607,7 +605,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.release,
-            10,
+            Cost(10),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -618,7 +616,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.priority,
-            10,
+            Cost(10),
             args=(Arg("job", JOB), Arg("class", CLASS)),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -629,7 +627,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.ckpt_rm,
-            15,
+            Cost(15),
             args=(Arg("job", JOB), Arg("step", STEP)),
             informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
         ),
@@ -640,7 +638,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.ckpt_prune,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             options=(Option("--keep", KEEP, required=True),),
             informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
@@ -652,7 +650,7 @@ VERBS: dict[str, Verb] = {
             On.VOLUME,
             Section.CHECKPOINT,
             storage.quota,
-            60,
+            Cost(60),
             args=(Arg("volume", VOLUME), Arg("size", SIZE)),
             informed_by=(Need((By("df", Of.OR_ALL),)),),
         ),
@@ -663,7 +661,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.set_setting,
-            10,
+            Cost(10),
             args=(Arg("job", JOB), Arg("key", KEY), Arg("value", VALUE)),
             plan=True,
             detail="Settings apply from the next attempt (a checkpoint cadence change applies at once).",
@@ -676,7 +674,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.ack,
-            5,
+            Cost(5),
             args=(Arg("page", PAGE),),
             informed_by=(),
         ),
@@ -687,7 +685,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.note,
-            30,
+            Cost(30),
             args=(Arg("text", TEXT, missing="say what you saw or what you will do"),),
             informed_by=(),
         ),
@@ -698,7 +696,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.hint,
-            10,
+            Cost(10),
             informed_by=(),
         ),
         Verb(
@@ -723,7 +721,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             _help,
-            0,
+            Cost(0),
             args=(Arg("verb", VERB, optional=True),),
         ),
     ]
