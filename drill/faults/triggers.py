@@ -73,7 +73,7 @@ def check_triggers(faults: Sequence[FaultBase], names: Names) -> list[tuple[Loc,
     return problems
 
 
-def _cycles(faults: list[FaultBase]) -> list[tuple[Loc, str]]:
+def _cycles(faults: Sequence[FaultBase]) -> list[tuple[Loc, str]]:
     follows = {
         f.id: f.trigger.fault
         for f in faults
