@@ -9,16 +9,13 @@ until `swap` brings it in.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
 # The Xid catalogue lives with the gpu_xid fault kind; `health` reads it from here too.
 from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
 from drill.states import OUT_OF_SERVICE, NodeState
-
-if TYPE_CHECKING:
-    from drill.sim.free_index import FreeIndex
 
 SCHEDULABLE = NodeState.UP
 NODE_STATES = tuple(NodeState)
@@ -187,7 +184,9 @@ class Cluster:
         self.uplink_downs: dict[str, int] = {}
         # Nodes whose state or allocations changed since the scheduler's index last looked.
         self.changed: set[str] = set()
-        self.free_index: FreeIndex | None = None  # drill/sim/free_index.py builds it on use
+        # The free-GPU index, a FreeIndex that drill/sim/free_index.py builds on first use (Any:
+        # naming the type here would have the cluster import the module that imports it).
+        self.free_index: Any = None
         for island in spec.islands:
             self.islands[island.name] = []
         for slot in layout(spec):
