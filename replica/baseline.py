@@ -125,7 +125,7 @@ def load_or_train_baseline(
     with _exclusive(folder.with_name(folder.name + ".lock")):
         losses = cache.read_curve()
         trained = losses is None
-        if trained:
+        if losses is None:
             cache.reset()
             losses = cache.train_all(want=set(keep) | {steps})
         weights = {}

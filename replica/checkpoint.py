@@ -33,6 +33,7 @@ Every name this module touches is resolved and must stay inside the run director
 
 from __future__ import annotations
 
+import builtins
 import errno
 import hashlib
 import io
@@ -44,7 +45,7 @@ import struct
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import torch
 
@@ -479,7 +480,7 @@ class CheckpointStore:
         if was_latest:
             self._repoint_latest()
 
-    def prune(self, keep: int) -> list[int]:
+    def prune(self, keep: int) -> builtins.list[int]:  # `list` here is the method above
         """Retention: keep the newest `keep` checkpoints by step, delete the rest.
 
         Counts every checkpoint file, torn or not, as a naive retention script does: a torn
@@ -588,20 +589,20 @@ def _model_storage_spans(data: bytes, name: str) -> list[tuple[int, int]]:
         raise CheckpointError("cannot corrupt: not a replica checkpoint", file=name)
     spans = []
     for key, tensor in enumerate(model.values()):
-        info = records.get(key)
-        if info is None or info.compress_type != zipfile.ZIP_STORED:
+        stored = records.get(key)
+        if stored is None or stored.compress_type != zipfile.ZIP_STORED:
             raise CheckpointError("cannot corrupt: unexpected storage layout", file=name)
         if tensor.dtype != torch.float32:
             continue  # a replica's integer buffers (step counters, say) are not weights
-        if info.file_size != tensor.numel() * 4:
+        if stored.file_size != tensor.numel() * 4:
             raise CheckpointError("cannot corrupt: unexpected storage layout", file=name)
-        spans.append((_data_start(data, info), tensor.numel()))
+        spans.append((_data_start(data, stored), tensor.numel()))
     if not spans:
         raise CheckpointError("cannot corrupt: the model has no float32 weights", file=name)
     return spans
 
 
-def _torch_load(src: Path | io.BufferedIOBase, name: str) -> Any:
+def _torch_load(src: Path | IO[bytes], name: str) -> Any:
     try:
         return torch.load(src, map_location="cpu", weights_only=True)
     except Exception as exc:

@@ -27,6 +27,7 @@ idempotent. It changes process-wide state on purpose: the game process is the re
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import torch
 
@@ -45,7 +46,8 @@ def configure_determinism() -> None:
 
 def set_deterministic_algorithms() -> None:
     """What torch.use_deterministic_algorithms(True) does, without importing the compiler."""
-    inductor_config = sys.modules.get("torch._inductor.config")
+    # Any: a module torch's stubs do not describe, and only present once the compiler loaded.
+    inductor_config: Any = sys.modules.get("torch._inductor.config")
     if inductor_config is not None:
         inductor_config.deterministic = True
     setter = getattr(torch._C, "_set_deterministic_algorithms", None)

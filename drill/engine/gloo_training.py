@@ -18,10 +18,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from drill.engine.real_text import steady_text
 from drill.engine.replica_training import ReplicaTraining
 from drill.incident.models import Incident
+
+if TYPE_CHECKING:
+    from replica.distributed.launcher import GlooGroup
+
+# (step, loss, parameters, loss history): parameters are torch tensors by name, which drill
+# does not name itself (only the replica imports torch).
+Weights = tuple[int, float | None, dict[str, Any] | None, list[tuple[int, float]]]
 
 
 class GlooTraining(ReplicaTraining):
@@ -32,11 +40,11 @@ class GlooTraining(ReplicaTraining):
             self._refuse_data("a bad stretch of data (bad_shard)")
         super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
         self.timeout = incident.learner_job.process_group_timeout
-        self.group = None
+        self.group: GlooGroup | None = None
         self.real_errors: list[str] = []
         # (step, loss, parameters, loss history) as the last group left them: a killed group
         # cannot be asked afterwards.
-        self._last = (0, None, None, [])
+        self._last: Weights = (0, None, None, [])
 
     def _launch(self, ranks: int, from_step: int | None, verify: bool) -> str | None:
         from replica.distributed import GlooGroup, GroupError
@@ -77,21 +85,28 @@ class GlooTraining(ReplicaTraining):
     def _running(self) -> bool:
         return self.group is not None and self.group.running
 
+    def _group(self) -> GlooGroup:
+        """The running group: the `_` methods are called only while it runs (`_running()`)."""
+        assert self.group is not None, "called with no group running"
+        return self.group
+
     def _train_step(self) -> float:
-        loss = self.group.step()
-        self._last = (self.group.step_count, loss, None, [])
+        group = self._group()
+        loss = group.step()
+        self._last = (group.step_count, loss, None, [])
         return loss
 
     def _trained_step(self) -> int:
         return self.group.step_count if self.group is not None else self._last[0]
 
     def _save(self, atomic: bool, fail_fraction: float | None) -> None:
-        self.group.save(atomic=atomic, fail_after_fraction=fail_fraction)
+        self._group().save(atomic=atomic, fail_after_fraction=fail_fraction)
 
     def _final_weights(self):
         if self._running():
+            group = self._group()
             step, loss, _, _ = self._last
-            return self.group.step_count, loss, self.group.parameters(), self.group.losses()
+            return group.step_count, loss, group.parameters(), group.losses()
         return self._last
 
     def rank_fault(self, job: str, sim_rank: int, sim_world: int, how: str) -> list[str]:
@@ -99,7 +114,7 @@ class GlooTraining(ReplicaTraining):
             return []
         from replica.ranks import replica_rank_for
 
-        group = self.group
+        group = self._group()
         replica_world = len(group.pids)  # the group forgets its workers once it is torn down
         rank = replica_rank_for(sim_rank, sim_world, replica_world)
         step, loss, _, _ = self._last

@@ -85,7 +85,7 @@ def _loopback(address: str) -> bool:
 def _scratch_paths() -> re.Pattern[str]:
     """`TEMP/first-component`: mkdtemp and mkstemp names are random, and TEMP itself differs
     between machines. Built per call: TMPDIR may change between nights (tests set it)."""
-    roots = {tempfile.gettempdir(), os.environ.get("TMPDIR", ""), "/tmp", "/var/tmp", "/dev/shm"}
-    roots = sorted({r.rstrip("/") for r in roots if r and r != "/"}, key=len, reverse=True)
+    places = {tempfile.gettempdir(), os.environ.get("TMPDIR", ""), "/tmp", "/var/tmp", "/dev/shm"}
+    roots = sorted({r.rstrip("/") for r in places if r and r != "/"}, key=len, reverse=True)
     alternatives = "|".join(re.escape(r) for r in roots)
     return re.compile(rf"(?<![\w/.-])(?:{alternatives})/[^/\s:'\"\]\)]+")

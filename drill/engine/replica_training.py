@@ -26,12 +26,15 @@ import contextlib
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drill.engine.cache_files import cache_warning
 from drill.engine.temp_dirs import make_temp_dir
 from drill.incident.models import Incident
 from drill.sim.training import LoadOutcome
+
+if TYPE_CHECKING:
+    from replica.trainer import Trainer
 
 # Verification results that mean "these bytes are not what was written".
 _BAD_BYTES = ("corrupt", "unverifiable")
@@ -140,7 +143,7 @@ class ReplicaTraining:
         # none it is trained into this run's own folder and goes when the run closes.
         self.cache_dir = Path(cache_dir) if cache_dir else self.run_dir / "baseline-cache"
         self.store = CheckpointStore(self.run_dir, config_hash=self.replica.config_hash)
-        self.trainer = None
+        self.trainer: Trainer | None = None
         self.steps_trained = 0
         self.checkpoints_written = 0
         self.checkpoints_loaded = 0
@@ -277,23 +280,29 @@ class ReplicaTraining:
         self.trainer = trainer
         return status
 
+    def _live(self) -> Trainer:
+        """The running attempt's trainer: the `_` methods below are called only while one runs
+        (`_running()`), which the public methods check first."""
+        assert self.trainer is not None, "called with no attempt running"
+        return self.trainer
+
     def _data_changed(self) -> None:
-        self.trainer.bad_ranges = tuple(self.bad_data)
+        self._live().bad_ranges = tuple(self.bad_data)
 
     def _skip(self, first: int, last: int) -> None:
-        self.trainer.skip_data(first, last)
+        self._live().skip_data(first, last)
 
     def _running(self) -> bool:
         return self.trainer is not None
 
     def _train_step(self) -> float:
-        return self.trainer.train_step()
+        return self._live().train_step()
 
     def _trained_step(self) -> int:
         return self.trainer.step if self.trainer is not None else 0
 
     def _save(self, atomic: bool, fail_fraction: float | None) -> None:
-        self.store.save(self.trainer, atomic=atomic, fail_after_fraction=fail_fraction)
+        self.store.save(self._live(), atomic=atomic, fail_after_fraction=fail_fraction)
 
     def _final_weights(self):
         """(step, loss, parameters, loss history) of the replica as the night left it."""

@@ -10,6 +10,7 @@ Lives in the engine because the incident layer must not import it; `drill valida
 from __future__ import annotations
 
 import difflib
+from collections.abc import Set as AbstractSet
 
 from drill.engine.actions.catalog import VERBS, On, refusal_on_others_job
 from drill.engine.actions.parser import parse
@@ -39,7 +40,7 @@ def check(loaded: LoadedIncident) -> list[Problem]:
                     "this hint unlocks after the night ends; make it earlier",
                 )
             )
-    books = [(("reference",), incident.reference)]
+    books: list[tuple[tuple[str | int, ...], list[str]]] = [(("reference",), incident.reference)]
     books += [(("runbooks", i, "actions"), r.actions) for i, r in enumerate(incident.runbooks)]
     for base, lines in books:
         for index, line in enumerate(lines):
@@ -92,7 +93,11 @@ def _is_template(word: str) -> bool:
 
 
 def _names(
-    text: str, nodes: set[str], jobs: set[str], volumes: set[str], leaves: set[str] = frozenset()
+    text: str,
+    nodes: AbstractSet[str],
+    jobs: AbstractSet[str],
+    volumes: AbstractSet[str],
+    leaves: AbstractSet[str] = frozenset(),
 ) -> list[str]:
     """Every node, leaf, job and volume the line names, by its verb's argument types."""
     command = parse(text, stand_in=_is_template)

@@ -53,7 +53,7 @@ def remove_mine() -> None:
 def sweep(folder: Path | None = None) -> list[Path]:
     """Remove `drill-*` folders whose owner process is gone; returns what it removed."""
     folder = Path(folder or tempfile.gettempdir())
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -93,6 +93,7 @@ def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
 
 
 def _answers(world: World, fault: NfsHang, attempt, pick: Pick):
+    assert fault.duration is not None  # started only for a hang that ends
     yield world.env.timeout(fault.duration)
     attempt.blocked_in.pop(pick.rank, None)
     if fault.server_log and pick.node in world.cluster.nodes:

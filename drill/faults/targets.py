@@ -59,11 +59,11 @@ def _candidates(world: World, target: Target, unit: Unit, rng: random.Random) ->
     elif target.island:
         nodes = [n for n in nodes if n.island == target.island]
     picks = []
-    for node in nodes:
-        gpu = rng.randrange(node.gpu_count) if unit == "gpu" else 0
-        owners = world.jobs_on_gpu(node.name, gpu)
-        job_name, rank = (owners[0][0].name, owners[0][1]) if owners else (None, None)
-        picks.append(Pick(node=node.name, gpu=gpu, job=job_name, rank=rank, leaf=node.leaf))
+    for each in nodes:
+        gpu = rng.randrange(each.gpu_count) if unit == "gpu" else 0
+        owners = world.jobs_on_gpu(each.name, gpu)
+        job_name, owner_rank = (owners[0][0].name, owners[0][1]) if owners else (None, None)
+        picks.append(Pick(node=each.name, gpu=gpu, job=job_name, rank=owner_rank, leaf=each.leaf))
     return picks
 
 

@@ -15,13 +15,15 @@ model (drill/faults/base.py), so the rules are in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from drill.faults.base import FaultBase, Loc, Names
 from drill.faults.targets import suggest
 
 JOB_EVENTS = ("restart", "checkpoint")
 
 
-def check_triggers(faults: list[FaultBase], names: Names) -> list[tuple[Loc, str]]:
+def check_triggers(faults: Sequence[FaultBase], names: Names) -> list[tuple[Loc, str]]:
     """Each trigger names what exists, takes only the fields its `event` reads, and no chain of
     `event: fault` triggers comes back to where it started."""
     ids = {fault.id for fault in faults}
@@ -71,7 +73,7 @@ def check_triggers(faults: list[FaultBase], names: Names) -> list[tuple[Loc, str
     return problems
 
 
-def _cycles(faults: list[FaultBase]) -> list[tuple[Loc, str]]:
+def _cycles(faults: Sequence[FaultBase]) -> list[tuple[Loc, str]]:
     follows = {
         f.id: f.trigger.fault
         for f in faults

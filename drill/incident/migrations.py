@@ -65,7 +65,7 @@ def _one_to_two(data: dict) -> list[Change]:
     from drill.faults import KINDS  # the fault kinds' own models say what each takes
 
     changes: list[Change] = []
-    weights = (data.get("scoring") or {}).get("weights")
+    weights = _mapping(data.get("scoring")).get("weights")
     if isinstance(weights, dict) and "work_lost" in weights:
         if "progress" in weights:
             changes.append(
@@ -85,8 +85,8 @@ def _one_to_two(data: dict) -> list[Change]:
                     "the score component `work_lost` is `progress` now",
                 )
             )
-    for r, book in enumerate(data.get("runbooks") or []):
-        loses = (book.get("expect") or {}).get("loses_in") if isinstance(book, dict) else None
+    for r, book in enumerate(_items(data.get("runbooks"))):
+        loses = _mapping(_mapping(book).get("expect")).get("loses_in")
         if isinstance(loses, list):
             for i, name in enumerate(loses):
                 if name == "work_lost":
@@ -98,10 +98,10 @@ def _one_to_two(data: dict) -> list[Change]:
                             "the score component `work_lost` is `progress` now",
                         )
                     )
-    for f, fault in enumerate(data.get("faults") or []):
-        if not isinstance(fault, dict):
+    for f, fault in enumerate(_items(data.get("faults"))):
+        if not isinstance(fault, dict) or not isinstance(fault.get("kind"), str):
             continue
-        kind = KINDS.get(fault.get("kind"))
+        kind = KINDS.get(fault["kind"])
         if kind is None:
             continue
         fields = kind.spec.model_fields
@@ -115,6 +115,16 @@ def _one_to_two(data: dict) -> list[Change]:
                 )
                 changes.append(Change(("faults", f, key), "drop", None, why))
     return changes
+
+
+# A file shaped wrong where a migration looks is left as it is, for the models to report in
+# one line: only a mapping is looked into, only a list is walked.
+def _mapping(value: Any) -> dict[Any, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _apply(data: dict, changes: list[Change]) -> dict:

@@ -11,10 +11,14 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from drill.text_safety import codepoint, first_unsafe
+
+if TYPE_CHECKING:
+    from _csv import Reader  # what csv.reader() returns
 
 COLUMNS = ("job_id", "user", "num_inst", "submit_time", "duration", "num_gpu")
 
@@ -94,7 +98,7 @@ def _decode(path: Path, raw: bytes) -> str:
         ) from None
 
 
-def _rows(path: Path, reader):
+def _rows(path: Path, reader: Reader) -> Iterator[tuple[int, list[str]]]:
     """(line, row) pairs, the line being the row's first; a csv error as a located TraceError."""
     start = 1
     while True:

@@ -31,13 +31,13 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 from yaml.events import AliasEvent, MappingStartEvent, SequenceStartEvent, StreamEndEvent
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import Resolver
 
 from drill.errors import InternalError
@@ -45,7 +45,7 @@ from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.text_safety import codepoint, first_unsafe
 
 if yaml.__with_libyaml__:
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser  # where yaml.cyaml takes it from
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_ALIASES = 100
@@ -130,7 +130,22 @@ def _show_tag(tag: str) -> str:
     return "!!" + tag[len(_TAG_PREFIX) :] if tag.startswith(_TAG_PREFIX) else tag
 
 
-class _CountingComposer:
+if TYPE_CHECKING:
+    from yaml.parser import Parser
+
+    class _Loader(Parser, Composer):
+        """What the mixin below counts on from the loader it is mixed into: a parser's events,
+        the composer's anchors and compose_node. At run time the loader's own classes give them.
+        PyYAML's composer always returns a node from these two, though its stubs allow None."""
+
+        def compose_node(self, parent: Node | None, index: Any) -> Node: ...
+        def compose_document(self) -> Node: ...
+
+else:
+    _Loader = object
+
+
+class _CountingComposer(_Loader):
     """Counts while it composes, so a hostile file is refused before it grows.
 
     Composition (events to nodes) is where aliases would be shared, not copied, so counting
@@ -233,7 +248,7 @@ class BoundedSafeLoader(_CountingComposer, yaml.SafeLoader):
 
 if yaml.__with_libyaml__:
 
-    class FastBoundedLoader(_CountingComposer, CParser, Composer, SafeConstructor, Resolver):
+    class _LibyamlBoundedLoader(_CountingComposer, CParser, Composer, SafeConstructor, Resolver):
         """The same composition on events from libyaml, about ten times faster to parse. Used
         first for every file; the first sign of trouble sends the file to BoundedSafeLoader,
         so problems are always worded by one parser (tests/incident/test_yaml_fast_path.py
@@ -245,6 +260,9 @@ if yaml.__with_libyaml__:
             SafeConstructor.__init__(self)
             Resolver.__init__(self)
             self._start_counting()
+
+    # None where PyYAML was built without libyaml (and in the tests that play such a machine).
+    FastBoundedLoader: type[_LibyamlBoundedLoader] | None = _LibyamlBoundedLoader
 
 else:  # pragma: no cover - PyYAML built without libyaml
     FastBoundedLoader = None
@@ -499,7 +517,7 @@ def _plain_all_through(root: Node) -> bool:
             if in_flow and not quoted and "?" in node.value:
                 return False
             continue
-        in_flow = in_flow or bool(node.flow_style)
+        in_flow = in_flow or bool(cast(CollectionNode, node).flow_style)  # not a scalar
         if isinstance(node, SequenceNode):
             stack += ((child, in_flow) for child in node.value)
         else:

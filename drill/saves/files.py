@@ -180,9 +180,10 @@ def _followed_inside_folder(path: Path, shown: str) -> Path:
     try:
         folder = path.parent.resolve()
         target = path.resolve()
+        inside = target.is_relative_to(folder)
     except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
-        target = folder = None
-    if target is None or not target.is_relative_to(folder):
+        inside = False
+    if not inside:
         raise SaveError(
             shown,
             1,

@@ -54,4 +54,4 @@ def describe(origin: dict[str, Any] | None) -> str:
 
 
 def same_origin(saved: dict[str, Any] | None, here: dict[str, Any]) -> bool:
-    return bool(saved) and all(saved.get(key) == here.get(key) for key in KEYS)
+    return saved is not None and bool(saved) and all(saved.get(k) == here.get(k) for k in KEYS)

@@ -21,7 +21,7 @@ import json
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from drill.incident.bounds import MAX_NIGHT
 from drill.saves.files import read_save_bytes
@@ -74,6 +74,7 @@ def read_save(path: str | Path) -> Save:
     if not lines and not tail.strip():
         raise SaveError(shown, 1, "the save is empty or has no complete header line")
     save: Save | None = None
+    record: dict[str, Any] | None  # the tail's may be None: a line cut short
     for number, blob in enumerate(lines, start=1):
         record = parse_record(shown, number, blob)
         if save is None:
@@ -86,9 +87,9 @@ def read_save(path: str | Path) -> Save:
             record = parse_record(shown, last, tail)
         except SaveError:
             record = None  # cut short by a crash mid-write: resuming drops it
-        if record is None and save is None:
-            raise SaveError(shown, 1, "the save has no complete header line")
         if record is None:
+            if save is None:
+                raise SaveError(shown, 1, "the save has no complete header line")
             save.truncated = True
         elif save is None:
             save = Save(shown, check_header(shown, record))
@@ -301,7 +302,7 @@ def _is_int(value: Any) -> bool:
     return type(value) is int  # not bool: `true` is not a count
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     return type(value) in (int, float) and math.isfinite(value)
 
 

@@ -26,7 +26,7 @@ WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write faile
 
 
 def checkpoint_size(world: World, job: Job) -> int:
-    spec = job.spec
+    spec = job.training_spec
     return int(spec.model_params * spec.bytes_per_param)
 
 
@@ -35,7 +35,7 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
 
     Returns True when the checkpoint landed. `deadline` is a SIGKILL time (preemption grace).
     """
-    policy = job.policy
+    policy = job.checkpoint_policy
     step = job.step
     size = checkpoint_size(world, job)
     # A fault waiting for this write strikes now, before the write is planned.
@@ -119,7 +119,7 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
     if flight is None:
         return
     attempt.writing = None
-    policy = job.policy
+    policy = job.checkpoint_policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:
         volume.writers -= 1
@@ -133,7 +133,7 @@ def interrupt(world: World, job: Job, attempt: Attempt) -> None:
 def _torn_or_lost(
     world: World, job: Job, step: int, size: int, fraction: float, why: str, cause: str = ""
 ) -> None:
-    policy = job.policy
+    policy = job.checkpoint_policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     fraction = max(0.0, min(1.0, fraction))
     world.training.save(job.name, step, atomic=policy.atomic, fail_fraction=max(fraction, 0.01))
@@ -165,7 +165,7 @@ def _torn_or_lost(
 
 def apply_retention(world: World, job: Job) -> None:
     """Keep the newest K, as the training script's own cleanup does after a good save."""
-    keep = job.policy.keep
+    keep = job.checkpoint_policy.keep
     live = job.checkpoints.live()
     for record in live[: max(0, len(live) - keep)]:
         delete(world, job, record.step, by="retention")
@@ -184,7 +184,7 @@ def delete(world: World, job: Job, step: int, by: str) -> None:
             world.harm(
                 "needed_checkpoint", lost, f"deleted checkpoint step {step}, the newest good one"
             )
-    policy = job.policy
+    policy = job.checkpoint_policy
     volume = world.volumes.get(policy.volume) if policy.volume else None
     if volume:
         volume.remove(world.now, job.team, record.size)

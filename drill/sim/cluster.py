@@ -9,6 +9,7 @@ until `swap` brings it in.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # The Xid catalogue lives with the gpu_xid fault kind; `health` reads it from here too.
 from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
@@ -22,7 +23,7 @@ NODE_STATES = tuple(NodeState)
 _PLACEMENT_FIELDS = frozenset({"state", "responsive", "allocations"})
 
 
-class Allocations(dict):
+class Allocations(dict[str, list[int]]):
     """A node's job -> GPU indexes. Every change names the node in the cluster's `changed` set,
     so the scheduler's free-GPU index (drill/sim/free_index.py) updates that node alone."""
 
@@ -115,7 +116,7 @@ class Node:
     state_reason: str = ""
     responsive: bool = True  # sends heartbeats
     last_heartbeat: float = 0.0
-    allocations: dict[str, list[int]] = field(default_factory=dict)  # job -> gpu indexes
+    allocations: Allocations = field(default_factory=Allocations)  # job -> gpu indexes
     kernel_log: list[tuple[float, str]] = field(default_factory=list)
     link_events: int = 0
     dead_until_swap: bool = False  # a failure that a reboot does not fix
@@ -183,13 +184,16 @@ class Cluster:
         self.uplink_downs: dict[str, int] = {}
         # Nodes whose state or allocations changed since the scheduler's index last looked.
         self.changed: set[str] = set()
-        self.free_index = None  # drill/sim/free_index.py builds it on first use
+        # The free-GPU index, a FreeIndex that drill/sim/free_index.py builds on first use (Any:
+        # naming the type here would have the cluster import the module that imports it).
+        self.free_index: Any = None
         for island in spec.islands:
             self.islands[island.name] = []
         for slot in layout(spec):
             if slot.spare:
                 self._add(Node(slot.name, slot.island, None, self._gpus(), state=NodeState.SPARE))
                 continue
+            assert slot.leaf is not None  # only a spare is behind no leaf
             self._add(Node(slot.name, slot.island, slot.leaf, self._gpus()))
             self.islands[slot.island].append(slot.name)
             self.leaves.setdefault(slot.leaf, (slot.island, []))[1].append(slot.name)

@@ -132,7 +132,7 @@ class Failures:
         stalled_at = attempt.stalled_at
         real = bool(attempt.real_errors) and job.spec is not None
         # Real gloo processes raised their own process group timeout: the night fails at it.
-        timeout = job.spec.process_group_timeout if real else job.collective_timeout
+        timeout = job.spec.process_group_timeout if real and job.spec else job.collective_timeout
         yield world.env.timeout(timeout)
         if attempt.ended or attempt.stalled_at != stalled_at:
             return

@@ -23,6 +23,8 @@ from drill.sim.rng import substream
 from drill.states import JobState
 
 if TYPE_CHECKING:
+    import simpy
+
     from drill.sim.world import World
 
 
@@ -36,7 +38,7 @@ class FaultSchedule:
         self._placed: dict[str, list] = {}  # job -> events that wake faults waiting for it
         # Triggered faults waiting for what starts their clock: (event, subject) -> faults.
         self._armed: dict[tuple[str, str], list] = {}
-        self._fired_events: dict[str, object] = {}  # fault id -> event, for who waits on it
+        self._fired_events: dict[str, simpy.Event] = {}  # fault id -> event, for who waits on it
         self._jitter: dict[str, float] = {}
         jitter_rng = substream(world.seed, "fault-jitter")
         for fault in world.incident.faults:

@@ -124,6 +124,20 @@ class Job:
         if self.world == 0:
             self.world = self.gpus
 
+    # A training job's spec and checkpoint policy, for the code that only training jobs reach
+    # (stepping, checkpointing): a background job has neither.
+    @property
+    def training_spec(self) -> JobSpec:
+        if self.spec is None:
+            raise TypeError(f"{self.name} is a background job: it has no training spec")
+        return self.spec
+
+    @property
+    def checkpoint_policy(self) -> CheckpointPolicy:
+        if self.policy is None:
+            raise TypeError(f"{self.name} is a background job: it has no checkpoint policy")
+        return self.policy
+
     @property
     def priority_rank(self) -> int:
         return PRIORITY_RANK[self.priority]

@@ -171,9 +171,12 @@ def restart(
     if skip is not None and skip not in job.data_skips:
         job.data_skips.append(skip)
     world.resubmit(job, resume_from=resume_from, why="restarted by you")
-    where = {None: "scratch", "latest": "the latest checkpoint"}.get(
-        resume_from, f"step {resume_from}"
-    )  # type: ignore[arg-type]
+    if resume_from is None:
+        where = "scratch"
+    elif resume_from == "latest":
+        where = "the latest checkpoint"
+    else:
+        where = f"step {resume_from}"
     extra = f", avoiding {', '.join(sorted(job.exclude))}" if job.exclude else ""
     if skip is not None:
         extra += f", skipping the data of steps {skip[0]}-{skip[1]}"

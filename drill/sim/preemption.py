@@ -35,7 +35,7 @@ def choose_victims(world: World, job: Job) -> list[Job]:
         and other.current is not None
         and not other.current.preempting
     ]
-    candidates.sort(key=lambda j: (j.priority_rank, -(j.current.start or 0.0), j.name))
+    candidates.sort(key=lambda j: (j.priority_rank, -_started(j), j.name))
     chosen: list[Job] = []
     for candidate in candidates:
         chosen.append(candidate)
@@ -48,10 +48,15 @@ def choose_victims(world: World, job: Job) -> list[Job]:
     # Lower classes stay: the lowest class always goes first, as priority classes promise.
     top = max(j.priority_rank for j in chosen)
     for victim in [j for j in reversed(chosen) if j.priority_rank == top]:
-        trial = [j for j in chosen if j is not victim]
-        if trial and _fits_without(world, job, leaving + trial):
-            chosen = trial
+        others = [j for j in chosen if j is not victim]
+        if others and _fits_without(world, job, leaving + others):
+            chosen = others
     return chosen
+
+
+def _started(job: Job) -> float:
+    """When the job's running attempt started (every candidate has one)."""
+    return (job.current.start if job.current is not None else None) or 0.0
 
 
 def _trial(world: World, job: Job, victims: list[Job]) -> tuple[Scratch, frozenset[int]]:

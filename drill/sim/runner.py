@@ -81,7 +81,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         from_step=resume,
         condition=record.condition if record else "ok",
         world=job.world,
-        verify=job.policy.verify_on_resume,
+        verify=job.checkpoint_policy.verify_on_resume,
     )
     if not outcome.ok:
         text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
@@ -137,7 +137,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.emit(StepTaken(env.now, job.name, f"step {job.step}", step=job.step, loss=loss))
         if job.step % STEP_LOG_EVERY == 0:
             job.log.step_marks.append((env.now, job.step, loss))
-        if job.policy.enabled and job.step % job.policy.every == 0 and job.step < job.steps:
+        policy = job.checkpoint_policy
+        if policy.enabled and job.step % policy.every == 0 and job.step < job.steps:
             yield from checkpointing.write(world, job, attempt)
             if attempt.ended or attempt.preempting:
                 return

@@ -331,7 +331,7 @@ class World:
     def end_attempt(
         self,
         job: Job,
-        state: str,
+        state: JobState,
         why: str,
         *,
         retry: bool = True,
@@ -427,7 +427,7 @@ class World:
         checkpointing.delete(self, job, step, by)
 
     def checkpoint_read_time(self, job: Job) -> float:
-        volume_name = job.policy.volume
+        volume_name = job.checkpoint_policy.volume
         if volume_name and volume_name in self.volumes:
             return self.volumes[volume_name].read_time(checkpointing.checkpoint_size(self, job))
         return runner.CHECKPOINT_READ_TIME

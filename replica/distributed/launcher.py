@@ -202,12 +202,12 @@ def _replica_spec(replica: Any) -> tuple[dict[str, Any], int]:
 
         spec = {"ref": DEFAULT_REF, "settings": replica.to_dict(), "config_hash": None}
         return spec, replica.global_batch
-    spec = getattr(replica, "spec", None)
-    if not callable(spec):
+    make_spec = getattr(replica, "spec", None)
+    if not callable(make_spec):
         raise TypeError(
             f"expected a LoadedReplica or a ReplicaConfig, got {type(replica).__name__}"
         )
-    return spec(), int(replica.global_batch)
+    return make_spec(), int(replica.global_batch)
 
 
 class GlooGroup:
@@ -339,6 +339,7 @@ class GlooGroup:
                     proc.start()
                 finally:
                     child_conn.close()
+                assert proc.pid is not None  # start() returned, so the process has one
                 spawned.append(_Worker(rank, proc, parent_conn, proc.pid))
 
         try:

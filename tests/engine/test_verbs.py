@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from drill.engine.actions import catalog
 from drill.engine.actions.argtypes import NODE
-from drill.engine.actions.catalog import VERBS, Arg, Kind, On, Section, Verb
+from drill.engine.actions.catalog import VERBS, Arg, Cost, Kind, On, Section, Verb
 from drill.engine.actions.effects import effect_of
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
@@ -470,7 +470,7 @@ PING = Verb(
     On.NODE,
     Section.HEALTH,
     _ping,
-    5,
+    Cost(5),
     args=(Arg("node", NODE),),
 )
 
@@ -499,7 +499,7 @@ def test_a_new_verb_needs_only_its_declaration_and_handler(with_ping, tmp_path):
 
 def test_a_verb_working_on_a_job_needs_a_job_argument():
     with pytest.raises(ValueError, match="works on a job but has no job argument"):
-        Verb("poke", "nothing", Kind.ACT, On.JOB, Section.QUEUE, _ping, 5)
+        Verb("poke", "nothing", Kind.ACT, On.JOB, Section.QUEUE, _ping, Cost(5))
 
 
 def test_a_cost_that_is_a_function_must_say_what_it_costs():

@@ -13,6 +13,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drill.cli import main
 from drill.incident.loader import load_incident
@@ -128,3 +130,45 @@ def test_a_newer_schema_is_refused_in_one_line(tmp_path, capsys):
     path.write_text((COMPAT / "schema-2.yaml").read_text().replace("schema: 2", "schema: 9"))
     assert main(["validate", str(path)]) == 2
     assert "newer than this drill reads" in capsys.readouterr().err
+
+
+# A schema-1 file shaped wrong where the migration looks (a list as a fault's kind, a number
+# as `scoring` or `faults`): the migration leaves it to the models, which say what is wrong in
+# one line. It used to stop drill with a traceback (an unhashable kind, `.get` on a number).
+_WRONG_SHAPES = {
+    "kind-a-list": ("    kind: random_failures\n", "    kind: [random_failures]\n"),
+    "scoring-a-number": ("scoring:\n", "scoring: 5\nunused:\n"),
+    "faults-a-number": ("faults:\n", "faults: 5\nunused:\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_WRONG_SHAPES))
+def test_an_old_file_shaped_wrong_is_refused_in_one_line(name, tmp_path, capsys):
+    old, new = _WRONG_SHAPES[name]
+    text = (COMPAT / "schema-1-last-round.yaml").read_text()
+    assert old in text
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text.replace(old, new, 1))
+    assert main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and "Traceback" not in err
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from(["kind", "expect", "loses_in", "weights", "x"]), inner)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.sampled_from(["scoring", "runbooks", "faults", "jobs"]), _JSON),
+)
+def test_migrating_any_schema_1_data_never_raises(data):
+    migrated, changes, version = migrate({"schema": 1, **data})
+    assert version == 1 and changes[-1].action == "version"
+    assert migrated["schema"] == LATEST

@@ -13,7 +13,7 @@ import dataclasses
 
 import pytest
 
-from drill.engine.actions.catalog import VERBS, By, Kind, Need, On, Verb
+from drill.engine.actions.catalog import VERBS, By, Cost, Kind, Need, On, Verb
 from drill.engine.scoring.discipline import measure_discipline
 from drill.engine.scoring.outcome import Outcome
 from drill.engine.scoring.par import measured_run, par_and_floor, play_lines, score_against
@@ -270,7 +270,7 @@ def test_every_node_act_is_informed_by_a_look_at_the_node():
 
 def test_an_act_without_a_declaration_is_refused():
     with pytest.raises(ValueError, match="declare the looks"):
-        Verb("poke", "x", Kind.ACT, On.NOTHING, VERBS["ack"].section, VERBS["ack"].handler, 5)
+        Verb("poke", "x", Kind.ACT, On.NOTHING, VERBS["ack"].section, VERBS["ack"].handler, Cost(5))
     with pytest.raises(ValueError, match="nothing informs a look"):
         Verb(
             "peek",
@@ -279,7 +279,7 @@ def test_an_act_without_a_declaration_is_refused():
             On.NOTHING,
             VERBS["help"].section,
             VERBS["help"].handler,
-            5,
+            Cost(5),
             informed_by=(Need((By("status"),)),),
         )
 

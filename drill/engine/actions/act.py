@@ -176,9 +176,9 @@ def restart(ctx: Context, call: Call) -> str:
         raise Reject(f"both --exclude and --include name {', '.join(sorted(exclude & include))}")
     not_excluded = sorted(include - job.exclude)
     if not_excluded:
-        have = ", ".join(sorted(job.exclude)) or "none"
+        listed = ", ".join(sorted(job.exclude)) or "none"
         raise Reject(
-            f"{', '.join(not_excluded)} is not on {job.name}'s exclude list; it has: {have}"
+            f"{', '.join(not_excluded)} is not on {job.name}'s exclude list; it has: {listed}"
         )
     gpus = None
     if call.get("--world") is not None:
@@ -227,8 +227,8 @@ def ack(ctx: Context, call: Call) -> str:
         open_pages = ctx.world.pager.unacked()
         if not open_pages:
             raise Reject("no open pages to acknowledge")
-        for alert in open_pages:
-            alert.acked_at = ctx.world.now
+        for each in open_pages:
+            each.acked_at = ctx.world.now
         return f"acknowledged {', '.join(p.id for p in open_pages)}"
     alert = ctx.world.pager.get(page)
     if alert is None:

@@ -229,7 +229,7 @@ class Verb:
     on: On
     section: Section  # the runbook section its actions are filed under
     handler: Handler
-    cost: Cost  # a plain number of seconds is turned into a Cost
+    cost: Cost  # Cost(15): seconds; Cost(function, label, sentence): worked out per call
     args: tuple[Arg, ...] = ()
     options: tuple[Option, ...] = ()
     others_jobs: bool = False  # may run on a job that is not the learner's (On.JOB verbs)
@@ -249,8 +249,6 @@ class Verb:
     first_look: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.cost, Cost):
-            object.__setattr__(self, "cost", Cost(self.cost))
         if self.on in (On.NODE, On.JOB, On.VOLUME) and self.target_arg is None:
             raise ValueError(f"{self.name} works on a {self.on} but has no {self.on} argument")
         if self.kind == Kind.ACT and self.informed_by is None:
@@ -305,7 +303,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             look.status,
-            15,
+            Cost(15),
             args=(Arg("job", JOB, optional=True),),
             others_jobs=True,
             first_look=True,
@@ -317,7 +315,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.QUEUE,
             look.queue,
-            15,
+            Cost(15),
         ),
         Verb(
             "nodes",
@@ -326,7 +324,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             look.nodes,
-            15,
+            Cost(15),
         ),
         Verb(
             "logs",
@@ -335,7 +333,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             look.logs,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             options=(Option("--rank", NUMBER, what="rank"),),
             others_jobs=True,
@@ -348,7 +346,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             look.health,
-            60,
+            Cost(60),
             args=(Arg("node", NODE),),
             detail="It shows each GPU's state and the node's recent kernel log, where the driver"
             " prints Xid lines.",
@@ -362,7 +360,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             diagnose.perf,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             others_jobs=True,
             detail="What the training script's own timers report for each rank over its last"
@@ -377,7 +375,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.HEALTH,
             diagnose.stack,
-            30,
+            Cost(30),
             args=(Arg("job", JOB), Arg("rank", NUMBER)),
             shows=HANG_FAULTS,
         ),
@@ -388,7 +386,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             diagnose.gpus,
-            20,
+            Cost(20),
             args=(Arg("node", NODE),),
             shows=GPU_FAULTS,
         ),
@@ -399,7 +397,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             diagnose.fabric,
-            30,
+            Cost(30),
             args=(Arg("leaf", LEAF, optional=True),),
             shows=("link_flap", "ib_flap"),
         ),
@@ -410,7 +408,7 @@ VERBS: dict[str, Verb] = {
             On.VOLUME,
             Section.CHECKPOINT,
             storage.df,
-            10,
+            Cost(10),
             args=(Arg("volume", VOLUME, optional=True),),
         ),
         Verb(
@@ -420,7 +418,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             look.ckpt_list,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
         ),
         Verb(
@@ -446,7 +444,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.cordon,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             informed_by=(NODE_LOOKS,),
             out_of_service=True,
@@ -458,7 +456,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.uncordon,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             detail="It also takes the node off your job's exclude list (`restart --exclude`),"
             " so your job may be placed there again.",
@@ -471,7 +469,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.drain,
-            15,
+            Cost(15),
             args=(Arg("node", NODE),),
             detail="Drain does not stop a hung job. To stop work now, `cancel` or `requeue` it.",
             informed_by=(NODE_LOOKS,),
@@ -484,7 +482,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.reboot,
-            30,
+            Cost(30),
             args=(Arg("node", NODE),),
             detail="A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
             " stay broken. A node that was cordoned or drained comes back drained.",
@@ -497,7 +495,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.reset,
-            30,
+            Cost(30),
             args=(Arg("node", NODE),),
             options=(Option("--gpu", NUMBER, what="GPU index"),),
             detail="A reset frees memory a dead process still holds and clears an NVLink error"
@@ -513,7 +511,7 @@ VERBS: dict[str, Verb] = {
             On.NODE,
             Section.HEALTH,
             act.swap,
-            60,
+            Cost(60),
             args=(Arg("node", NODE),),
             detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
             informed_by=(NODE_LOOKS,),
@@ -526,7 +524,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             act.leaf_cordon,
-            15,
+            Cost(15),
             args=(Arg("leaf", LEAF),),
             detail="`nodes` shows each node's leaf. Running work keeps running; nodes that are"
             " already out of service stay as they are. `uncordon NODE` puts one back.",
@@ -540,7 +538,7 @@ VERBS: dict[str, Verb] = {
             On.CLUSTER,
             Section.HEALTH,
             act.leaf_drain,
-            15,
+            Cost(15),
             args=(Arg("leaf", LEAF),),
             detail="Nodes already draining, drained, down or rebooting stay as they are.",
             informed_by=(Need((By("fabric", Of.OR_ALL),), about="leaf"),),
@@ -553,7 +551,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.cancel,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("logs"), By("queue", Of.ANY))),),
         ),
@@ -564,7 +562,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.requeue,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             informed_by=(Need(JOB_STATE), HANG_LOOKS),
         ),
@@ -575,7 +573,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.restart,
-            30,
+            Cost(30),
             args=(Arg("job", JOB),),
             options=(
                 Option("--from", RESUME, what="--from step"),
@@ -606,7 +604,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.hold,
-            10,
+            Cost(10),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -617,7 +615,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.release,
-            10,
+            Cost(10),
             args=(Arg("job", JOB),),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -628,7 +626,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.QUEUE,
             act.priority,
-            10,
+            Cost(10),
             args=(Arg("job", JOB), Arg("class", CLASS)),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
         ),
@@ -639,7 +637,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.ckpt_rm,
-            15,
+            Cost(15),
             args=(Arg("job", JOB), Arg("step", STEP)),
             informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
         ),
@@ -650,7 +648,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.ckpt_prune,
-            15,
+            Cost(15),
             args=(Arg("job", JOB),),
             options=(Option("--keep", KEEP, required=True),),
             informed_by=(Need((By("ckpt list"), By("df", Of.ANY))),),
@@ -662,7 +660,7 @@ VERBS: dict[str, Verb] = {
             On.VOLUME,
             Section.CHECKPOINT,
             storage.quota,
-            60,
+            Cost(60),
             args=(Arg("volume", VOLUME), Arg("size", SIZE)),
             informed_by=(Need((By("df", Of.OR_ALL),)),),
         ),
@@ -673,7 +671,7 @@ VERBS: dict[str, Verb] = {
             On.JOB,
             Section.CHECKPOINT,
             storage.set_setting,
-            10,
+            Cost(10),
             args=(Arg("job", JOB), Arg("key", KEY), Arg("value", VALUE)),
             plan=True,
             detail="Settings apply from the next attempt (a checkpoint cadence change applies at once).",
@@ -686,7 +684,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.ack,
-            5,
+            Cost(5),
             args=(Arg("page", PAGE),),
             informed_by=(),
         ),
@@ -697,7 +695,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.note,
-            30,
+            Cost(30),
             args=(Arg("text", TEXT, missing="say what you saw or what you will do"),),
             informed_by=(),
         ),
@@ -708,7 +706,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             act.hint,
-            10,
+            Cost(10),
             informed_by=(),
         ),
         Verb(
@@ -733,7 +731,7 @@ VERBS: dict[str, Verb] = {
             On.NOTHING,
             Section.NIGHT,
             _help,
-            0,
+            Cost(0),
             args=(Arg("verb", VERB, optional=True),),
         ),
     ]

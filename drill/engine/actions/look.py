@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from drill.engine.actions.context import Call, Context, in_range
 from drill.faults.xids import xid
 from drill.incident.units import format_duration
@@ -210,7 +212,7 @@ def _nodes_short(names: list[str]) -> str:
     return f"{names[0]},+{len(names) - 1}"
 
 
-def table(rows: list[tuple[str, ...]]) -> str:
+def table(rows: Sequence[tuple[str, ...]]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return "\n".join(
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows

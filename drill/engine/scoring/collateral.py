@@ -145,7 +145,7 @@ def against_floor(mine: dict, floor: dict, own_harms: list, healthy: float) -> C
     lines: list[tuple[float, str]] = []
     others = 0.0
     for name in sorted(set(mine) | set(floor)):
-        figures = mine.get(name) or floor.get(name)
+        figures = mine.get(name) or floor.get(name) or {}  # the name is in one of them
         delta = mine.get(name, {}).get("lost", 0.0) - floor.get(name, {}).get("lost", 0.0)
         blamed = mine.get(name, {}).get("blamed", 0.0)
         # Sparing one team does not pay for harming another; what your own action caused

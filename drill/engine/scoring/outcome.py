@@ -8,7 +8,7 @@ same way for the learner, the reference solution and nobody.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from drill.engine.scoring import collateral, excess, plan_check, progress
 from drill.engine.scoring.discipline import measure_discipline
@@ -38,6 +38,7 @@ class Outcome:
     progress_how: str = ""
     pace: float = 0.0  # the undisturbed run's seconds per step, checkpoints included
     # Outages: [start, end] from each stop to its own restart (end None: still out at the end).
+    # A pair in a list (JSON's shape), so the type cannot say start is never None: casts read it.
     outages: list[list[float | None]] = field(default_factory=list)
     # Integrity.
     match: str | None = None  # bitexact, close, diverged; None without the replica
@@ -101,7 +102,10 @@ class Outcome:
     @property
     def downtime(self) -> float:
         return round(
-            sum((end if end is not None else self.end_time) - start for start, end in self.outages),
+            sum(
+                (end if end is not None else self.end_time) - cast(float, start)
+                for start, end in self.outages
+            ),
             3,
         )
 

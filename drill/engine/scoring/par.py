@@ -228,7 +228,7 @@ def score_against(
         par,
         floor,
         capped=capped,
-        weights=dict(incident.scoring.weights),
+        weights=dict(incident.scoring.weights.items()),  # as pairs: str keys
         night_length=incident.night.length,
         job_gpus=incident.learner_job.gpus,
         clock=NightClock(incident.night.start).label,

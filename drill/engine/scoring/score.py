@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from drill.engine.scoring.collateral import Collateral, against_floor
 from drill.engine.scoring.outcome import Outcome
@@ -150,7 +150,7 @@ def build_score(
                 floor=axis.figure(nights[2]),
                 points=round(weight * share, 2),
                 weight=weight,
-                why=axis.explain(*nights, clock),
+                why=axis.explain(nights[0], nights[1], nights[2], clock),
                 basis=basis_of(name, mine),
             )
         )
@@ -434,7 +434,7 @@ def _why_time(mine: Night, par: Night, floor: Night, clock) -> str:
             parts.append(f"stopped at {clock(start)} and was still out at the end")
         else:
             parts.append(
-                f"stopped at {clock(start)}, resumed at {clock(end)} ({format_duration(end - start)})"
+                f"stopped at {clock(start)}, resumed at {clock(end)} ({format_duration(end - cast(float, start))})"
             )
     ref = format_duration(par.outcome.downtime) if par.outcome.outages else "no time"
     text = (
