@@ -193,8 +193,10 @@ class CheckpointSettings(Strict):
     atomic: bool = Field(
         True, description="write to a temp file and rename, or straight to the path"
     )
-    on_sigterm: bool = Field(CKPT_ON_SIGTERM.default, description=CKPT_ON_SIGTERM.help)
-    verify_on_resume: bool = Field(VERIFY_ON_RESUME.default, description=VERIFY_ON_RESUME.help)
+    on_sigterm: bool = Field(bool(CKPT_ON_SIGTERM.default), description=CKPT_ON_SIGTERM.help)
+    verify_on_resume: bool = Field(
+        bool(VERIFY_ON_RESUME.default), description=VERIFY_ON_RESUME.help
+    )
     volume: Name | None = Field(None, description="storage volume the checkpoints go to")
     write_time: Annotated[Duration, seconds(0, 12 * HOUR, "longer than the longest night")] = Field(
         60.0,
