@@ -27,7 +27,7 @@ class AdditionGPT:
     def config_hash(self) -> str:
         return self.config.config_hash()
 
-    def build_model(self):
+    def build_model(self) -> Any:
         from replica.model import build_model
 
         return build_model(self.config)
