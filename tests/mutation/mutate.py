@@ -56,6 +56,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
             "tests/incident/test_bounds_bite.py",
             "tests/saves/test_verify.py",
             "tests/saves/test_verify_in_process.py",
+            "tests/saves/test_verify_edges.py",
         ],
     },
     "reader": {
