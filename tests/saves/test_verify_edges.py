@@ -191,3 +191,22 @@ def test_a_long_or_foreign_header_value_is_shown_escaped_and_cut_at_seventy():
     assert shown("é") == '"\\u00e9"'
     assert shown("x" * 68) == json.dumps("x" * 68)  # 70 characters with the quotes
     assert shown("x" * 69) == '"' + "x" * 66 + "..."
+
+
+def test_a_list_against_a_single_value_is_one_difference():
+    assert first_difference([1], 1, "x", tolerant=False) == ("x", "[1]", "1")
+
+
+def test_a_losses_tolerance_is_its_own_not_the_distances():
+    # 2.0 and 3.0 are within the distance's factor of 4, but 50 percent apart as losses.
+    assert not same_text("loss 2.0", "loss 3.0", tolerant=True)
+    assert not _close("distance", 0.1, 0.5)
+
+
+def test_a_text_that_runs_on_past_the_other_differs_where_the_shorter_ends():
+    fresh, saved = "a" * 100, "a" * 101
+    shown = show_pair(fresh, saved)
+    assert shown == (
+        "..." + json.dumps("a" * 30),
+        "..." + json.dumps("a" * 31) + " (they first differ at character 101)",
+    )
