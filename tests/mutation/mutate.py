@@ -9,8 +9,8 @@ Each group runs in its own copy of the working tree (mutmut writes a mutants/ fo
 its settings from pyproject.toml, so the copy gets a [tool.mutmut] section for that group alone).
 mutmut itself runs, for each mutant, only the selected tests that call the mutated function.
 
-Modules are named by globs that match them in drill/engine/ and in drill/engine/scoring/, so a
-move between the two changes nothing here. Survivors are matched against MUTATION.md by file
+A scoring module is named both in drill/engine/ and in drill/engine/scoring/, so a move between
+the two changes nothing here. Survivors are matched against MUTATION.md by file
 name, function and mutant number ("verify.py first_difference 12"), not by import path.
 
 Exit 0: no survivor outside MUTATION.md. Exit 1: new survivors, printed one a line with the
@@ -35,10 +35,9 @@ from tests.mutation.injected_bugs import ROOT, copy_tree
 MUTATION_MD = ROOT / "tests" / "MUTATION.md"
 
 
-def _engine(name: str) -> str:
-    # drill/engine/NAME.py today, drill/engine/scoring/NAME.py after the move: fnmatch's `*`
-    # crosses folders, and no other module's name ends in "/NAME.py".
-    return f"drill/engine/*{name}.py"
+def _engine(name: str) -> list[str]:
+    # drill/engine/NAME.py today, drill/engine/scoring/NAME.py after the move: either matches.
+    return [f"drill/engine/{name}.py", f"drill/engine/scoring/{name}.py"]
 
 
 GROUPS: dict[str, dict[str, list[str]]] = {
@@ -80,22 +79,22 @@ GROUPS: dict[str, dict[str, list[str]]] = {
         ],
     },
     "progress": {
-        "files": [_engine("/progress")],
+        "files": _engine("progress"),
         "tests": ["tests/engine/test_outcome_figures.py", "tests/engine/test_progress_figures.py"],
     },
     "discipline": {
-        "files": [_engine("/discipline")],
+        "files": _engine("discipline"),
         "tests": [
             "tests/engine/test_discipline_figures.py",
             "tests/scoring/test_score_rules.py",
         ],
     },
     "outcome": {
-        "files": [_engine("/outcome")],
+        "files": _engine("outcome"),
         "tests": ["tests/engine/test_outcome_figures.py"],
     },
     "score": {
-        "files": [_engine("/score")],
+        "files": _engine("score"),
         "tests": ["tests/scoring/test_scale_bands.py", "tests/scoring/test_score_rules.py"],
     },
 }
