@@ -54,6 +54,9 @@ def test_a_rewind_keeps_the_later_training_and_drops_what_came_after_it():
     back = [*first, (2, 4.2)]  # resumed from step 1, killed after one step
     assert current_trajectory(back) == {1: 5.0, 2: 4.2}
     assert current_trajectory([*first, (1, 6.0)]) == {1: 6.0}
+    # Losses below the step numbers, as a long run's are: the rewind is read off the steps.
+    late = [(101, 0.9), (102, 0.8), (103, 0.7), (104, 0.6)]
+    assert current_trajectory([*late, (102, 0.85)]) == {101: 0.9, 102: 0.85}
     assert current_trajectory([]) == {}
 
 
@@ -87,6 +90,11 @@ def test_a_loss_equal_to_a_steps_smoothed_loss_is_that_step():
         assert step_for_loss(baseline, running[k]) == k + 1
     flat = [3.0, 2.0, 2.0, 2.0, 1.0]  # smoothed: 3, 2.5, 2.33, 2.25, 2.0
     assert step_for_loss(flat, 2.5) == 2.0
+    # A bump pooled by the envelope: steps 2 and 3 share a loss, which first comes at step 2.
+    bumpy = [3.0, 1.0, 2.0, 0.0]  # smoothed: 3, 2, 2, 1.5
+    assert step_for_loss(bumpy, 2.0) == 2.0
+    # The first step's own loss is no better than the start.
+    assert step_for_loss(bumpy, 3.0) == 0.0
     assert step_for_loss([], 1.0) == 0.0
 
 
@@ -124,4 +132,7 @@ def test_the_sims_count_drops_the_steps_before_a_corrupt_load(step, poisoned_fro
         assert found.how == "counted without the replica (sim backend), not measured"
     else:
         assert found.effective_step == max(0, step - poisoned_from)
-        assert found.how.startswith("counted without the replica: only the steps since")
+        assert found.how == (
+            "counted without the replica: only the steps since a corrupt checkpoint was loaded"
+            " or the model last trained on bad data"
+        )

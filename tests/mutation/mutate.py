@@ -86,7 +86,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
         "files": _engine("discipline"),
         "tests": [
             "tests/engine/test_discipline_figures.py",
-            "tests/scoring/test_score_rules.py",
+            "tests/scoring/test_informed_acts.py",
         ],
     },
     "outcome": {
