@@ -91,7 +91,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
     },
     "outcome": {
         "files": _engine("outcome"),
-        "tests": ["tests/engine/test_outcome_figures.py"],
+        "tests": ["tests/engine/test_outcome_figures.py", "tests/engine/test_outcome_measure.py"],
     },
     "score": {
         "files": _engine("score"),
