@@ -13,7 +13,7 @@ from drill.engine.discipline import measure_discipline
 from drill.engine.par import step_clock
 from drill.incident.library import resolve_incident
 from drill.sim.jobs import COMPLETED
-from tests.drillkit import drill
+from tests.drillkit import build, drill, job_spec
 
 PAGING = 300.0
 
@@ -109,3 +109,39 @@ def test_harm_and_risk_come_from_the_ledger_and_the_exposure(night):
     assert m.left_schedulable == []  # the broken node was drained
     assert m.stopped_others == [] and m.extra_gpu_seconds == 0.0
     assert set(m.others) == {n for n in world.jobs if n != d.learner_job.name}
+
+
+def _killed_at(at: str, restart_after: float | None, length: str = "2h"):
+    """A long job killed at `at` (no retries), restarted by hand after `restart_after` s."""
+    incident = build(
+        length=length,
+        jobs=[job_spec("train", yours=True, steps=5000)],
+        faults=[{"id": "kill", "kind": "kill_rank", "at": at, "target": {"job": "train"}}],
+    )
+    d = drill(incident)
+    if restart_after is not None:
+        kill = next(  # the night's clock starts at 03:00
+            3600 * (int(h) - 3) + 60 * int(m) for h, m in [at.split(":")]
+        )
+        d.advance_to(kill + restart_after)
+        assert d.act("restart train --from latest").accepted
+    d.play_out()
+    return d
+
+
+def test_is_recovered_says_what_the_outcome_says(night):
+    # The debrief's account asks is_recovered; the score reads Outcome.recovered.
+    completed = night[0]
+    assert outcome.is_recovered(completed)
+    alone = drill(resolve_incident("dead-rank").incident)
+    alone.play_out()
+    assert alone.learner_job.state != COMPLETED  # dead-rank left alone never finishes
+    assert not outcome.is_recovered(alone)
+    back = _killed_at("03:20", 300.0)  # training again for over an hour and a half
+    assert outcome.is_recovered(back) and back.learner_job.state != COMPLETED
+    dead = _killed_at("03:20", None)
+    assert not outcome.is_recovered(dead)
+    late = _killed_at("04:40", 300.0)  # restarted 15 minutes before the end: too late
+    assert not outcome.is_recovered(late)
+    clock = step_clock(late.incident, 1)
+    assert not outcome.measure(late, PAGING, clock, plan=False).recovered
