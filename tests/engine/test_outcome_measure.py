@@ -1,5 +1,5 @@
-"""`outcome.measure` on a real night (dead-rank on the sim, played the way a person would, with a
-hint, a note and one mistake: a healthy node drained too), each figure against where the night
+"""`outcome.measure` on a real night (dead-rank on the sim, played the way a person would, with two
+hints, a note and one mistake: a healthy node drained too), each figure against where the night
 keeps it: the job's own record, the pager, the nodes, the ledger. The figures' rules are tested
 in test_outcome_figures.py and test_discipline_figures.py; this checks that each one reaches the
 Outcome, under its own name, whole."""
@@ -33,6 +33,7 @@ def night():
     )
     for line in (
         "ack all",
+        "hint",
         "hint",
         "drain " + healthy,  # a mistake: nothing is wrong with it
         f"health {broken}",
@@ -85,7 +86,7 @@ def test_discipline_is_copied_whole(night):
     disc = before["discipline"]
     assert (m.changes, m.changes_after_look) == (disc.changes, disc.changes_after_look)
     assert (m.pages_due, m.pages_acked_in_time) == (disc.pages_due, disc.pages_acked_in_time)
-    assert (m.hints_used, m.notes, m.discipline) == (1, 1, disc.value)
+    assert (m.hints_used, m.notes, m.discipline) == (2, 1, disc.value)
     assert m.looks_after_signal == disc.looks_after_signal
     assert m.uninformed_changes == disc.changes - disc.changes_after_look == 2
     assert m.uninformed_lines == disc.uninformed and len(m.uninformed_lines) == 2

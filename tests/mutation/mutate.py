@@ -86,12 +86,17 @@ GROUPS: dict[str, dict[str, list[str]]] = {
         "files": _engine("discipline"),
         "tests": [
             "tests/engine/test_discipline_figures.py",
+            "tests/engine/test_discipline_signals.py",
             "tests/scoring/test_informed_acts.py",
         ],
     },
     "outcome": {
         "files": _engine("outcome"),
-        "tests": ["tests/engine/test_outcome_figures.py", "tests/engine/test_outcome_measure.py"],
+        "tests": [
+            "tests/engine/test_outcome_figures.py",
+            "tests/engine/test_outcome_measure.py",
+            "tests/engine/test_discipline_signals.py",
+        ],
     },
     "score": {
         "files": _engine("score"),
