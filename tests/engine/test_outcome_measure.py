@@ -18,8 +18,10 @@ from tests.drillkit import build, drill, job_spec
 PAGING = 300.0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def night():
+    # Played again for each test, not once per module: mutmut runs, for a mutant, only the
+    # tests that called the mutated code, and a shared night is called by the first test alone.
     incident = resolve_incident("dead-rank").incident
     d = drill(incident)
     while not [a for a in d.world.pager.alerts if not a.noise and a.severity != "info"]:
