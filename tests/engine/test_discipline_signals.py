@@ -5,12 +5,14 @@ played on the sim), against the guide's words in drill/engine/discipline.py:
   step, the node the GPU died on; a look at something else shows nothing;
 - bad data shows in the log from the first step that trained on it, not before;
 - a restart of a job with a rank hung needs a look at the hang (`logs`, `perf` or `stack`); a
-  restart of a job whose rank died does not.
+  restart of a job whose rank died does not;
+- `fabric` informs a node act when it shows the node's leaf or every leaf, not another leaf;
+- looks weigh half of discipline, pages a quarter, a note and hints an eighth each.
 """
 
 from __future__ import annotations
 
-from drill.engine.discipline import first_signal, measure_discipline
+from drill.engine.discipline import discipline_value, first_signal, measure_discipline
 from tests.drillkit import build, drill, job_spec
 
 PAGING = 300.0
@@ -128,3 +130,56 @@ def test_a_hung_rank_needs_a_look_at_the_hang_before_a_restart():
         {"id": "kill", "kind": "kill_rank", "at": "03:20", "target": {"job": "train"}}
     )
     assert died == []
+
+
+def _xid_night_after_its_page():
+    incident = build(
+        jobs=[_long_job()],
+        faults=[
+            {
+                "id": "xid",
+                "kind": "gpu_xid",
+                "xid": 79,
+                "at": "03:20",
+                "target": {"job": "train", "select": "one"},
+            }
+        ],
+    )
+    d = drill(incident)
+    while not _pages(d):
+        d.advance(5)
+    [pick] = d.world.faults.chosen["xid"]
+    return d, pick.node
+
+
+def _drain_after(look: str | None) -> list[str]:
+    d, node = _xid_night_after_its_page()
+    if look is not None:
+        assert d.act(look.format(node=node, leaf=d.world.cluster.nodes[node].leaf)).accepted
+    assert d.act(f"drain {node}").accepted
+    return measure_discipline(d, PAGING, d.now).uninformed
+
+
+def test_a_fabric_look_informs_a_node_act_for_its_own_leaf_or_all_leaves_only():
+    assert _drain_after("fabric") == []
+    assert _drain_after("fabric {leaf}") == []
+    d, node = _xid_night_after_its_page()
+    other = next(
+        n.leaf for n in d.world.cluster.nodes.values() if n.leaf != d.world.cluster.nodes[node].leaf
+    )
+    lacking = _drain_after("fabric " + other)
+    assert len(lacking) == 1 and lacking[0].startswith(f"drain {node} came with no `health`")
+    assert _drain_after(None) == lacking
+
+
+def test_the_parts_weigh_as_the_guide_says():
+    # Looks half, pages a quarter, a note and hints an eighth each; three hints cost 3/32.
+    assert discipline_value(0, 0, 0, 0, 0, 1) == 1.0  # nothing due, nothing wrong
+    assert discipline_value(0, 0, 0, 0, 0, 0) == 0.875  # no note
+    assert discipline_value(2, 1, 0, 0, 0, 1) == 0.75  # one change of two uninformed
+    assert discipline_value(0, 0, 2, 1, 0, 1) == 0.875  # one page of two in time
+    assert discipline_value(0, 0, 0, 0, 3, 1) == round(1 - 3 / 32, 4)
+    # Pages came and nobody looked or acted: no looks part; without the count, not judged.
+    assert discipline_value(0, 0, 1, 1, 0, 1, looks_after_signal=0) == 0.5
+    assert discipline_value(0, 0, 1, 1, 0, 1, looks_after_signal=1) == 1.0
+    assert discipline_value(0, 0, 1, 1, 0, 1) == 1.0
