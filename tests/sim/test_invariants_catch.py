@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from drill.sim.invariants import broken_rules, placement_problems
+from drill.sim.invariants import (
+    InvariantBroken,
+    broken_rules,
+    check_placement,
+    checkpoints_disagree,
+    placement_problems,
+)
 from drill.sim.jobs import PENDING
 from drill.states import NodeState
 from tests.drillkit import build, drill, job_spec
@@ -120,3 +126,64 @@ def test_placement_guard_names_each_broken_rule():
     job.exclude.discard(a)
     world.cluster.nodes[a].state = NodeState.CORDONED
     assert "which is cordoned" in problems([(a, full), (same_island, full)])
+
+
+def test_a_gpu_held_by_two_jobs_names_both_holders():
+    world = _running_world()
+    train, other = world.jobs["train"], world.jobs["other"]
+    node, gpus = train.placement[0]
+    world.cluster.nodes[node].allocations[other.name] = [gpus[0]]
+    assert f"GPU {gpus[0]} of {node} holds train and other" in broken_rules(world)
+
+
+def test_a_job_that_is_not_running_does_not_stop_the_check_of_the_jobs_after_it():
+    """A finished job listed first: the running job after it is still checked."""
+    incident = build(
+        jobs=[
+            job_spec("quick", gpus=8, steps=3),
+            job_spec("train", yours=True, steps=5000),
+        ]
+    )
+    d = drill(incident)
+    d.advance(600)
+    world = d.world
+    assert list(world.jobs)[0] == "quick" and world.jobs["quick"].state != "running"
+    train = world.jobs["train"]
+    assert train.state == "running" and not broken_rules(world)
+    train.exclude.add(train.nodes[0])
+    assert f"train runs on {train.nodes[0]}, which it excludes" in broken_rules(world)
+
+
+def test_a_gang_that_takes_part_of_a_node_is_refused_and_the_guard_says_every_problem():
+    world = _running_world()
+    job = world.jobs["train"]
+    roomy = max(
+        sorted({world.cluster.nodes[n].island for n in _free_nodes(world)}),
+        key=lambda i: len(_free_nodes(world, i)),
+    )
+    a, b = _free_nodes(world, roomy)[:2]
+    part = [(a, list(range(8))), (b, list(range(4)))]
+    found = placement_problems(world, job, part)
+    assert found == [
+        "train has 16 ranks but holds 12 GPUs",
+        f"train spans nodes but takes part of {b}",
+    ]
+    with pytest.raises(InvariantBroken) as caught:
+        check_placement(world, job, part)
+    assert str(caught.value) == "; ".join(found)
+    check_placement(world, job, [(a, list(range(8))), (b, list(range(8)))])  # a whole gang is fine
+
+
+def test_the_catalog_and_the_disk_are_compared_step_for_step():
+    incident = build(jobs=[job_spec("train", yours=True, steps=5000)])
+    d = drill(incident)
+    d.advance(1800)
+    job = d.world.jobs["train"]
+    listed = {r.step for r in job.checkpoints.live()}
+    assert listed
+    assert checkpoints_disagree(d.world, job, set(listed)) == []
+    extra = max(listed) + 1
+    assert checkpoints_disagree(d.world, job, listed | {extra}) == [
+        f"train: the catalog lists {sorted(listed)}, the backend's disk holds"
+        f" {sorted(listed | {extra})}"
+    ]
