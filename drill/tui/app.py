@@ -356,7 +356,8 @@ class DrillApp(App[int]):
         if getattr(message, "origin", None) is not self.driver:
             return
         night = self._screen("NightScreen")
-        if night is not None:
+        # Before its on_mount the night screen has no chart yet; on_mount reads driver.baseline.
+        if night is not None and night.widgets_ready:
             from drill.tui.widgets.loss_chart import LossChart
 
             night.query_one(LossChart).update_data(baseline=message.losses)

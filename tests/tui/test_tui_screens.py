@@ -339,3 +339,22 @@ async def test_hard_mode_never_holds(tmp_path):
         start = app.driver.session.drill.now
         await until(pilot, lambda: app.driver.session.drill.now > max(start, 400.0), timeout=60)
         assert not app.pacing.page_hold
+
+
+@sync
+async def test_a_frame_that_comes_before_the_night_screen_mounts_waits_for_it(tmp_path):
+    """A frame can reach the app between push_screen and the night screen's on_mount, before
+    its widgets exist (seen as NoMatches on ClusterMap under load). It must not crash the
+    night; the screen shows the driver's latest frame once it mounts."""
+    from drill.tui.screens.night import NightScreen
+
+    app = make_app("tutorial", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await settle(pilot)
+        frame = app.driver.frame
+        assert frame is not None
+        early = NightScreen(app.driver, app.pacing)
+        early.show_frame(frame)  # not mounted yet: no ClusterMap to query
+        assert early.frame is None
+        assert screen_name(app) == "NightScreen"

@@ -68,6 +68,9 @@ class NightScreen(Screen):
         self.active = "log"
         self.ending = False
         self.started = False
+        # A frame can reach the app between push_screen and this screen's on_mount, before its
+        # widgets exist; until then the driver keeps the latest frame and session_ready shows it.
+        self.widgets_ready = False
         self._last_tick = time.monotonic()
         self._alert_ids: set[str] = set()
 
@@ -91,6 +94,7 @@ class NightScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.widgets_ready = True
         titles = {"map": "Cluster", "log": "Log", "training": "Training"}
         for key, title in titles.items():
             self.query_one(f"#{key}").border_title = title
@@ -153,6 +157,8 @@ class NightScreen(Screen):
         self._last_tick = time.monotonic()
 
     def show_frame(self, frame: Frame) -> None:
+        if not self.widgets_ready:
+            return
         about = self._about_yours(frame)
         self.frame = frame
         snapshot = frame.snapshot
