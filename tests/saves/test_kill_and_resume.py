@@ -124,7 +124,8 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
         refused = run_drill("run", "--resume", str(save), "--actions", str(actions))
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
     assert night_of(save) == whole
-    assert run_drill("replay", str(save), "--verify").returncode == 0
+    verified = run_drill("replay", str(save), "--verify")
+    assert verified.returncode == 0, f"{state}: {verified.stdout}{verified.stderr}"
     return state
 
 
