@@ -14,11 +14,11 @@ from drill.atomic_file import write_text_atomic
 from drill.engine.actions.catalog import VERBS, section_of, verb_of
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
-from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
+from drill.values.units import format_duration, format_size
 
 SECTIONS = (
     ("queue", "Queue"),

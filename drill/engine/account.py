@@ -6,7 +6,7 @@ from typing import Any
 
 from drill.engine.drill import Drill
 from drill.engine.headless import Skipped
-from drill.incident.units import format_duration
+from drill.values.units import format_duration
 
 # Step events are thousands of lines of noise in an account; the loss curve carries them.
 TIMELINE_KINDS = ("alert", "job_state", "node_state", "checkpoint", "hint", "fault", "job_log")

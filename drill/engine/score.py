@@ -26,7 +26,7 @@ from typing import Any
 
 from drill.engine.collateral import Collateral, against_floor
 from drill.engine.outcome import Outcome
-from drill.incident.units import format_duration
+from drill.values.units import format_duration
 
 DEFAULT_WEIGHTS = {
     "progress": 25.0,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from drill.incident.fields import Duration, Moment, Name, Strict
+from drill.values.fields import Duration, Moment, Name, Strict
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.bounds import HOUR, seconds
-from drill.incident.fields import Duration
+from drill.values.bounds import HOUR, seconds
+from drill.values.fields import Duration
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration
+from drill.values.fields import Duration
 
 if TYPE_CHECKING:
     from drill.sim.world import World

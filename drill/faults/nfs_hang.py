@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field, field_validator
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration, Name
 from drill.states import JobState
+from drill.values.fields import Duration, Name
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -15,9 +15,9 @@ from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_team, check_volume
-from drill.incident.bounds import sizes
-from drill.incident.fields import Name, Size
-from drill.incident.units import format_size
+from drill.values.bounds import sizes
+from drill.values.fields import Name, Size
+from drill.values.units import format_size
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Loc, Names, Pick
-from drill.incident.fields import Duration
 from drill.states import NodeState
+from drill.values.fields import Duration
 
 if TYPE_CHECKING:
     from drill.sim.world import World

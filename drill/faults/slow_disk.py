@@ -15,7 +15,7 @@ from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_volume
-from drill.incident.fields import Duration, Name
+from drill.values.fields import Duration, Name
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -16,8 +16,8 @@ from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_team, check_volume
-from drill.incident.bounds import rates
-from drill.incident.fields import Duration, Name, Rate
+from drill.values.bounds import rates
+from drill.values.fields import Duration, Name, Rate
 
 if TYPE_CHECKING:
     from drill.sim.world import World

@@ -21,8 +21,10 @@ from pydantic import (
 )
 
 from drill.faults import FaultSpec
-from drill.incident import season_world, units
-from drill.incident.bounds import (
+from drill.incident import season_world
+from drill.incident.season import LONGEST, SHORTEST, Season
+from drill.values import units
+from drill.values.bounds import (
     DAY,
     HOUR,
     MAX_ARRIVALS_PER_HOUR,
@@ -37,7 +39,7 @@ from drill.incident.bounds import (
     seconds,
     sizes,
 )
-from drill.incident.fields import (
+from drill.values.fields import (
     MAX_TEXT,
     PRIORITY_RANK,
     Duration,
@@ -50,7 +52,6 @@ from drill.incident.fields import (
     Text,
     located,
 )
-from drill.incident.season import LONGEST, SHORTEST, Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 

@@ -12,9 +12,9 @@ import html
 from drill.atomic_file import write_text_atomic
 from drill.incident.models import Incident
 from drill.incident.season import CAUSE_TEXT
-from drill.incident.units import format_size
 from drill.season.figures import SeasonFigures
 from drill.season.text import hours, policy_line
+from drill.values.units import format_size
 
 WIDTH, HEIGHT, PAD = 720, 260, 44
 COLOURS = {

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_duration
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
@@ -24,6 +23,7 @@ from drill.sim.torchrun import (
     watchdog_lines,
 )
 from drill.states import NodeState
+from drill.values.units import format_duration
 
 if TYPE_CHECKING:
     from drill.sim.world import World

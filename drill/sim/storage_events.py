@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_size
 from drill.sim.storage import Volume
+from drill.values.units import format_size
 
 if TYPE_CHECKING:
     from drill.sim.world import World

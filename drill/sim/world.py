@@ -8,7 +8,6 @@ import simpy
 
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
-from drill.incident.units import format_duration
 from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
@@ -35,6 +34,7 @@ from drill.sim.scheduler import Blocked, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 from drill.states import JobState, NodeState
+from drill.values.units import format_duration
 
 # The streams of what nobody on call could know: other teams' arrivals and sizes, and nodes
 # failing at random. A variant night (drill/engine/ensemble.py) redraws only these; the faults'

@@ -11,8 +11,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch
 
 from drill.incident.models import Incident
-from drill.incident.units import format_duration, format_size
 from drill.tui.bindings import bindings
+from drill.values.units import format_duration, format_size
 
 LABELS = {
     "ckpt-every": "Checkpoint every N steps",
