@@ -14,16 +14,14 @@ restart (the read happens again, on a server that answers) is the way out.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.faults.world import FaultWorld
 from drill.states import JobState
 from drill.values.fields import Duration, Name
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
 
 
 class NfsHang(FaultBase):
@@ -72,7 +70,7 @@ def frames(path: str) -> list[str]:
     ]
 
 
-def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: NfsHang, picks: list[Pick]) -> None:
     for pick in picks:
         job = world.jobs.get(pick.job) if pick.job else None
         if job is None or pick.rank is None or job.state != JobState.RUNNING:
@@ -92,7 +90,7 @@ def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
             world.env.process(_answers(world, fault, attempt, pick))
 
 
-def _answers(world: World, fault: NfsHang, attempt, pick: Pick):
+def _answers(world: FaultWorld, fault: NfsHang, attempt, pick: Pick):
     yield world.env.timeout(fault.duration)
     attempt.blocked_in.pop(pick.rank, None)
     if fault.server_log and pick.node in world.cluster.nodes:
