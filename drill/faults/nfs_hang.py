@@ -80,7 +80,7 @@ def fire(world: FaultWorld, fault: NfsHang, picks: list[Pick]) -> None:
             continue
         attempt.blocked_in[pick.rank] = frames(fault.path)
         if fault.server_log and pick.node in world.cluster.nodes:
-            world.cluster.nodes[pick.node].kernel_log.append(
+            world.cluster.nodes[str(pick.node)].kernel_log.append(
                 (world.now, f"nfs: server {fault.server} not responding, still trying")
             )
         world.failures.stall(
@@ -94,7 +94,7 @@ def _answers(world: FaultWorld, fault: NfsHang, attempt, pick: Pick):
     yield world.env.timeout(fault.duration)
     attempt.blocked_in.pop(pick.rank, None)
     if fault.server_log and pick.node in world.cluster.nodes:
-        world.cluster.nodes[pick.node].kernel_log.append(
+        world.cluster.nodes[str(pick.node)].kernel_log.append(
             (world.now, f"nfs: server {fault.server} OK")
         )
 

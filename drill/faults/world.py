@@ -132,15 +132,16 @@ class FaultJob(Protocol):
 
 
 J = TypeVar("J", bound=FaultJob)
+J_in = TypeVar("J_in", bound=FaultJob, contravariant=True)  # a job only handed in
 
 
-class FaultFailures(Protocol[J]):
+class FaultFailures(Protocol[J_in]):
     """What happens to jobs and nodes once a fault strikes (drill/sim/failures.py)."""
 
-    def crash(self, job: J, rank: int, error: str, exitcode: int = ...) -> None: ...
+    def crash(self, job: J_in, rank: int, error: str, exitcode: int = ...) -> None: ...
     def stall(
         self,
-        job: J,
+        job: J_in,
         rank: int,
         clears_after: float | None = ...,
         how: str = ...,
@@ -150,7 +151,7 @@ class FaultFailures(Protocol[J]):
         self, node_name: str, duration: float | None, persists: bool, cause: str = ...
     ) -> None: ...
     def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None: ...
-    def slow_alert(self, job: J, factor: float) -> Generator[Any, Any, None]: ...
+    def slow_alert(self, job: J_in, factor: float) -> Generator[Any, Any, None]: ...
 
 
 class FaultVolume(Protocol):
