@@ -9,7 +9,7 @@ from drill.sim import free_index
 from drill.sim.jobs import RUNNING, Job
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def start(world: World) -> None:

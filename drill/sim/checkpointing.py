@@ -19,7 +19,7 @@ from drill.sim.torchrun import agent_failed, child_failed
 from drill.values.units import format_duration, format_size
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write failed"
 

@@ -26,7 +26,7 @@ from drill.states import NodeState
 from drill.values.units import format_duration
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def rank_place(world: World, job: Job, rank: int) -> tuple[str, int, int]:

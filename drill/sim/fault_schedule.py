@@ -22,7 +22,7 @@ from drill.sim.rng import substream
 from drill.states import JobState
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 class FaultSchedule:

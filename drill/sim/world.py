@@ -34,6 +34,7 @@ from drill.sim.rng import substream
 from drill.sim.scheduler import Blocked, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
+from drill.sim.world_view import SimWorld
 from drill.states import JobState, NodeState
 from drill.values.units import format_duration
 
@@ -486,4 +487,17 @@ def as_fault_world(world: World) -> FaultWorld[Job]:
     return world
 
 
-__all__ = ["World", "as_fault_world", "PROGRESS_ALERT_AFTER", "LAUNCHER_MONITOR_INTERVAL"]
+def as_sim_world(world: World) -> SimWorld:
+    """The world is what the simulation's own parts are handed (drill/sim/world_view.py), which
+    name the protocol, not this module, so that they and world.py do not import each other:
+    mypy checks the World against it here."""
+    return world
+
+
+__all__ = [
+    "World",
+    "as_fault_world",
+    "as_sim_world",
+    "PROGRESS_ALERT_AFTER",
+    "LAUNCHER_MONITOR_INTERVAL",
+]
