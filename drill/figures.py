@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from drill.incident.units import format_duration
+from drill.values.units import format_duration
 
 FLOOR_NAME = "doing nothing"
 # Units the plain type does not tell: seconds of night, a share shown as a percentage, hours.

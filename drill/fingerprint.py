@@ -3,9 +3,9 @@
 Par and floor are real runs of the engine, cached on disk so they are paid for once. A cache
 keyed by a hand-bumped version goes stale the first time someone forgets to bump it, so the key
 is instead a sha256 over the source of everything that can change a night's outcome: the engine,
-the simulation, the fault kinds, the incident loader, the node and job states and the replica.
-Change one byte of any of them and every cached par and floor is recomputed; change the TUI or
-the docs and nothing is.
+the simulation, the fault kinds, the incident loader and the value types it parses (drill/values),
+the node and job states and the replica. Change one byte of any of them and every cached par and
+floor is recomputed; change the TUI or the docs and nothing is.
 
 The files are read through importlib.resources, so the fingerprint is the same from a checkout,
 an editable install or an installed wheel holding the same source.
@@ -24,6 +24,7 @@ FINGERPRINTED = (
     ("drill", "sim"),
     ("drill", "faults"),
     ("drill", "incident"),
+    ("drill", "values"),
     ("drill", "states.py"),
     ("replica", ""),
 )

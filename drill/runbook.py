@@ -20,11 +20,11 @@ from drill.engine.runbook_sections import (
     Section,
 )
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
-from drill.incident.units import format_duration, format_size
 from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
+from drill.values.units import format_duration, format_size
 
 # What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
 SIGNALS = (

@@ -7,7 +7,6 @@ from typing import Any
 from drill.engine.drill import Drill
 from drill.engine.headless import Skipped
 from drill.engine.scoring.outcome import is_recovered
-from drill.incident.units import format_duration
 from drill.sim.events import (
     AlertFired,
     CheckpointEvent,
@@ -19,6 +18,7 @@ from drill.sim.events import (
     NodeStateChanged,
 )
 from drill.sim.world import World
+from drill.values.units import format_duration
 
 # Step events are thousands of lines of noise in an account; the loss curve carries them.
 # Actions have their own list, and harm is in the score.

@@ -9,7 +9,7 @@ from drill.engine.actions.errors import Reject
 from drill.engine.drill import ActionResult, Drill
 from drill.engine.shown_text import fill_action
 from drill.engine.timed import TEMPLATE, TimedAction
-from drill.incident import units
+from drill.values import units
 
 
 @dataclass(frozen=True)

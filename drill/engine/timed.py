@@ -20,8 +20,8 @@ from pathlib import Path
 
 from drill.engine.actions.errors import ActionsFileError, Reject
 from drill.engine.actions.parser import parse
-from drill.incident import units
 from drill.incident.templates import FIELDS, TEMPLATE
+from drill.values import units
 
 _TIME = re.compile(
     r"^(?P<base>\d{1,2}:\d{2}(?::\d{2})?|\{fault\.[a-z0-9-]+\.time\})?(?:\+(?P<plus>[0-9smhd.]+))?$"

@@ -4,7 +4,8 @@ simulation all take the kinds from `KINDS` here.
 
 Adding a kind: write drill/faults/NAME.py with a `FaultBase` subclass whose `kind` is
 `Literal["NAME"]`, a `fire` function and a `KIND = Kind(...)`, add the module to `_MODULES`
-below, describe it in the authoring guide, and test its signals.
+below, describe it in the authoring guide, and test its signals. `fire` is handed a FaultWorld
+(drill/faults/world.py), not the simulation: if the kind needs more of the world, name it there.
 """
 
 from __future__ import annotations

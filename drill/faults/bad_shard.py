@@ -17,15 +17,13 @@ trained on bad data (drill/sim/runner.py), an estimate, so a night about this fa
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, JobTarget, Kind, Loc, Names, Pick
 from drill.faults.targets import suggest
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class BadShard(FaultBase):
@@ -37,12 +35,12 @@ class BadShard(FaultBase):
     steps: int = Field(ge=1, le=10_000, description="how many steps in a row read bad data")
 
 
-def select(world: World, fault: BadShard, rng: random.Random) -> list[Pick]:
+def select(world: FaultWorld, fault: BadShard, rng: random.Random) -> list[Pick]:
     name = fault.target.job or world.incident.learner_job.name
     return [Pick(job=name, step=fault.first_step)] if name in world.jobs else []
 
 
-def fire(world: World, fault: BadShard, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: BadShard, picks: list[Pick]) -> None:
     seed = world.rng(f"bad_shard:{fault.id}").randrange(2**31)
     last = fault.first_step + fault.steps - 1
     for pick in picks:

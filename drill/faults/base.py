@@ -1,11 +1,11 @@
 """What every fault kind shares: the YAML fields common to all, target selectors, what a fault
-picked when it fired, and the descriptor a kind module registers.
+picked when it fired (drill/faults/pick.py), and the descriptor a kind module registers.
 
 A fault kind module (one file per kind, next to this one) declares its YAML model as a subclass
 of `FaultBase` with its own `kind` literal, and a `Kind` that says what it picks and what it does
 when it fires. The kind's behaviour reaches the simulated world only through the world object it
-is handed (drill/sim/world.py), never by importing the simulation: the fault kinds sit with the
-incident models, below the simulation.
+is handed, through the FaultWorld protocol (drill/faults/world.py), never by importing the
+simulation: the fault kinds sit below the simulation and above the value types of drill/values.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from drill.incident.fields import Duration, Moment, Name, Strict
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.pick import Pick
+from drill.faults.world import FaultWorld
+from drill.values.fields import Duration, Moment, Name, Strict
 
 Select = Literal["one", "all", "count", "percent"]
 # What one candidate of a kind is: the unit the seed picks among when the fault fires.
@@ -87,21 +86,6 @@ class FaultBase(Strict):
     )
 
 
-@dataclass(frozen=True)
-class Pick:
-    """What a fault struck when it fired: the names `{fault.ID.FIELD}` can fill in."""
-
-    node: str | None = None
-    gpu: int | None = None
-    job: str | None = None
-    rank: int | None = None
-    leaf: str | None = None
-    step: int | None = None
-
-    def field(self, name: str) -> Any:
-        return getattr(self, name, None)
-
-
 # A kind's names for the loader's cross-reference checks: (what, names) lookups.
 @dataclass(frozen=True)
 class Names:
@@ -115,8 +99,8 @@ class Names:
 
 
 Check = Callable[[Any, Names], list[tuple[Loc, str]]]
-Fire = Callable[["World", Any, list[Pick]], None]
-Chooser = Callable[["World", Any, "random.Random"], list[Pick]]
+Fire = Callable[[FaultWorld, Any, list[Pick]], None]
+Chooser = Callable[[FaultWorld, Any, random.Random], list[Pick]]
 
 
 @dataclass(frozen=True)

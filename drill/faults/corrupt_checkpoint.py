@@ -9,15 +9,13 @@ the check loads the bad bytes. `{fault.ID.step}` names the corrupted step.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, JobTarget, Kind, Loc, Names, Pick
 from drill.faults.targets import suggest
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class CorruptCheckpoint(FaultBase):
@@ -25,14 +23,14 @@ class CorruptCheckpoint(FaultBase):
     target: JobTarget = Field(JobTarget(), description="the job whose checkpoint is hit")
 
 
-def select(world: World, fault: CorruptCheckpoint, rng: random.Random) -> list[Pick]:
+def select(world: FaultWorld, fault: CorruptCheckpoint, rng: random.Random) -> list[Pick]:
     name = fault.target.job or world.incident.learner_job.name
     job = world.jobs.get(name)
     good = [r for r in job.checkpoints.live() if r.condition == "ok"] if job else []
     return [Pick(job=name, step=good[-1].step)] if good else []
 
 
-def fire(world: World, fault: CorruptCheckpoint, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: CorruptCheckpoint, picks: list[Pick]) -> None:
     for pick in picks:
         record = world.jobs[str(pick.job)].checkpoints.get(int(pick.step or 0))
         if record is None:

@@ -10,14 +10,12 @@ it stops now. Another reboot starts it again; until then, keep work off the node
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class FabricManagerDown(FaultBase):
@@ -32,7 +30,7 @@ class FabricManagerDown(FaultBase):
     )
 
 
-def fire(world: World, fault: FabricManagerDown, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: FabricManagerDown, picks: list[Pick]) -> None:
     for pick in picks:
         node = world.cluster.nodes[str(pick.node)]
         if fault.after_reboot:

@@ -11,14 +11,12 @@ same node crash-loops. Unlike Xid 79 or 48, nothing has to go back to the vendor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 LINES = {
     74: "NVLink: fatal error detected on link 5(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)",
@@ -49,7 +47,7 @@ def xid_line(bus_id: str, xid: int, index: int) -> str:
     return f"NVRM: Xid (PCI:{bus_id[:-2]}): {xid}, pid='<unknown>', name=<unknown>, {detail}"
 
 
-def fire(world: World, fault: GpuNeedsReset, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: GpuNeedsReset, picks: list[Pick]) -> None:
     for pick in picks:
         node = world.cluster.nodes[str(pick.node)]
         index = int(pick.gpu or 0)

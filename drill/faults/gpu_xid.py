@@ -12,15 +12,13 @@ crash-loop.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.faults.world import FaultWorld
 from drill.faults.xids import xid, xid_lines
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
 
 
 class GpuXid(FaultBase):
@@ -34,12 +32,12 @@ class GpuXid(FaultBase):
     )
 
 
-def fire(world: World, fault: GpuXid, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: GpuXid, picks: list[Pick]) -> None:
     for pick in picks:
         _raise_xid(world, fault, str(pick.node), int(pick.gpu or 0))
 
 
-def _raise_xid(world: World, fault: GpuXid, node_name: str, gpu_index: int) -> None:
+def _raise_xid(world: FaultWorld, fault: GpuXid, node_name: str, gpu_index: int) -> None:
     node = world.cluster.nodes[node_name]
     gpu = node.gpus[gpu_index]
     record = xid(fault.xid)

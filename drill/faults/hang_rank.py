@@ -9,15 +9,13 @@ lagging, `stack JOB RANK` shows it in a data loader read. `health` shows nothing
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.faults.world import FaultWorld
 from drill.states import JobState
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
 
 
 class HangRank(FaultBase):
@@ -27,7 +25,7 @@ class HangRank(FaultBase):
     )
 
 
-def fire(world: World, fault: HangRank, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: HangRank, picks: list[Pick]) -> None:
     for pick in picks:
         job = world.jobs.get(pick.job) if pick.job else None
         if job is not None and pick.rank is not None and job.state == JobState.RUNNING:

@@ -12,16 +12,14 @@ off the leaf (`cordon-leaf`, `restart --exclude`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.bounds import HOUR, seconds
-from drill.incident.fields import Duration
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.bounds import HOUR, seconds
+from drill.values.fields import Duration
 
 UPLINK_PORT = 33
 RAISED = (
@@ -46,23 +44,23 @@ class IbFlap(FaultBase):
     )
 
 
-def _address(world: World, node: str) -> str:
+def _address(world: FaultWorld, node: str) -> str:
     return world.cluster.nodes[node].address
 
 
-def fire(world: World, fault: IbFlap, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: IbFlap, picks: list[Pick]) -> None:
     for pick in picks:
         world.env.process(_flapping(world, fault, str(pick.leaf)))
 
 
-def _flapping(world: World, fault: IbFlap, leaf: str):
+def _flapping(world: FaultWorld, fault: IbFlap, leaf: str):
     until = None if fault.duration is None else world.now + fault.duration
     while until is None or world.now <= until:
         _flap_once(world, leaf)
         yield world.env.timeout(fault.every)
 
 
-def _flap_once(world: World, leaf: str) -> None:
+def _flap_once(world: FaultWorld, leaf: str) -> None:
     cluster = world.cluster
     cluster.uplink_downs[leaf] = cluster.uplink_downs.get(leaf, 0) + 1
     log = cluster.switch_log.setdefault(leaf, [])  # as link_flap writes it, for `fabric`

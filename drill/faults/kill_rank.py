@@ -9,14 +9,12 @@ is healthy.
 from __future__ import annotations
 
 import signal
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class KillRank(FaultBase):
@@ -26,7 +24,7 @@ class KillRank(FaultBase):
     )
 
 
-def fire(world: World, fault: KillRank, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: KillRank, picks: list[Pick]) -> None:
     for pick in picks:
         node = world.cluster.nodes[str(pick.node)]
         gpu = int(pick.gpu or 0)

@@ -9,15 +9,13 @@ the leaf fails within seconds with `transport retry counter exceeded`, and the a
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.fields import Duration
 
 
 class LinkFlap(FaultBase):
@@ -31,12 +29,12 @@ class LinkFlap(FaultBase):
     )
 
 
-def fire(world: World, fault: LinkFlap, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: LinkFlap, picks: list[Pick]) -> None:
     for pick in picks:
         _flap(world, fault, str(pick.leaf))
 
 
-def _flap(world: World, fault: LinkFlap, leaf: str) -> None:
+def _flap(world: FaultWorld, fault: LinkFlap, leaf: str) -> None:
     _, members = world.cluster.leaves[leaf]
     for name in members:
         world.cluster.nodes[name].link_events += 6

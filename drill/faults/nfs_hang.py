@@ -14,16 +14,14 @@ restart (the read happens again, on a server that answers) is the way out.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration, Name
+from drill.faults.world import FaultWorld
 from drill.states import JobState
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.values.fields import Duration, Name
 
 
 class NfsHang(FaultBase):
@@ -72,7 +70,7 @@ def frames(path: str) -> list[str]:
     ]
 
 
-def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: NfsHang, picks: list[Pick]) -> None:
     for pick in picks:
         job = world.jobs.get(pick.job) if pick.job else None
         if job is None or pick.rank is None or job.state != JobState.RUNNING:
@@ -82,7 +80,7 @@ def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
             continue
         attempt.blocked_in[pick.rank] = frames(fault.path)
         if fault.server_log and pick.node in world.cluster.nodes:
-            world.cluster.nodes[pick.node].kernel_log.append(
+            world.cluster.nodes[str(pick.node)].kernel_log.append(
                 (world.now, f"nfs: server {fault.server} not responding, still trying")
             )
         world.failures.stall(
@@ -92,12 +90,12 @@ def fire(world: World, fault: NfsHang, picks: list[Pick]) -> None:
             world.env.process(_answers(world, fault, attempt, pick))
 
 
-def _answers(world: World, fault: NfsHang, attempt, pick: Pick):
+def _answers(world: FaultWorld, fault: NfsHang, attempt, pick: Pick):
     assert fault.duration is not None  # started only for a hang that ends
     yield world.env.timeout(fault.duration)
     attempt.blocked_in.pop(pick.rank, None)
     if fault.server_log and pick.node in world.cluster.nodes:
-        world.cluster.nodes[pick.node].kernel_log.append(
+        world.cluster.nodes[str(pick.node)].kernel_log.append(
             (world.now, f"nfs: server {fault.server} OK")
         )
 

@@ -8,15 +8,13 @@ reboot does not fix it and only `swap` helps.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.fields import Duration
 
 
 class NodeDown(FaultBase):
@@ -30,7 +28,7 @@ class NodeDown(FaultBase):
     )
 
 
-def fire(world: World, fault: NodeDown, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: NodeDown, picks: list[Pick]) -> None:
     for pick in picks:
         world.failures.node_down(
             str(pick.node), fault.duration, fault.persists_after_reboot, cause=fault.id

@@ -9,18 +9,16 @@ the volume's `quota_requests` says.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_team, check_volume
-from drill.incident.bounds import sizes
-from drill.incident.fields import Name, Size
-from drill.incident.units import format_size
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.bounds import sizes
+from drill.values.fields import Name, Size
+from drill.values.units import format_size
 
 
 class QuotaCut(FaultBase):
@@ -33,7 +31,7 @@ class QuotaCut(FaultBase):
     notice: bool = Field(False, description="the storage team pages an info notice when it does")
 
 
-def fire(world: World, fault: QuotaCut, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: QuotaCut, picks: list[Pick]) -> None:
     volume = world.volumes[fault.volume]
     volume.quotas[fault.team] = fault.quota
     if fault.notice:

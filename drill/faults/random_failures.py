@@ -7,16 +7,14 @@ given. It picks its own nodes as it goes, so it has no `target`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Loc, Names, Pick
-from drill.incident.fields import Duration
+from drill.faults.world import FaultWorld
 from drill.states import NodeState
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.values.fields import Duration
 
 
 class RandomFailures(FaultBase):
@@ -27,13 +25,13 @@ class RandomFailures(FaultBase):
     duration: Duration | None = Field(None, description="each failed node returns after this")
 
 
-def fire(world: World, fault: RandomFailures, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: RandomFailures, picks: list[Pick]) -> None:
     mtbf = fault.mtbf or world.incident.cluster.mtbf
     if mtbf:
         world.env.process(_failing(world, fault, mtbf))
 
 
-def _failing(world: World, fault: RandomFailures, mtbf: float):
+def _failing(world: FaultWorld, fault: RandomFailures, mtbf: float):
     rng = world.rng(f"random-failures:{fault.id}")
     count = 0
     while True:
@@ -52,7 +50,7 @@ def _failing(world: World, fault: RandomFailures, mtbf: float):
         )
 
 
-def _live(world: World):
+def _live(world: FaultWorld):
     return [n for n in world.cluster.in_service() if n.responsive and n.state == NodeState.UP]
 
 

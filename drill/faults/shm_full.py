@@ -10,14 +10,12 @@ nothing. A reboot empties /dev/shm; a restart that excludes the node avoids it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class ShmFull(FaultBase):
@@ -27,7 +25,7 @@ class ShmFull(FaultBase):
     )
 
 
-def fire(world: World, fault: ShmFull, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: ShmFull, picks: list[Pick]) -> None:
     for pick in picks:
         world.cluster.nodes[str(pick.node)].shm_full = True
 

@@ -9,16 +9,14 @@ recovers. A write already in flight keeps the pace it started with.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_volume
-from drill.incident.fields import Duration, Name
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.fields import Duration, Name
 
 
 class SlowDisk(FaultBase):
@@ -30,14 +28,14 @@ class SlowDisk(FaultBase):
     duration: Duration | None = Field(None, description="the shelf recovers after this")
 
 
-def fire(world: World, fault: SlowDisk, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: SlowDisk, picks: list[Pick]) -> None:
     volume = world.volumes[fault.volume]
     volume.slowdowns[fault.id] = fault.slowdown
     if fault.duration is not None:
         world.env.process(_recover(world, volume, fault.id, fault.duration))
 
 
-def _recover(world: World, volume, cause: str, delay: float):
+def _recover(world: FaultWorld, volume, cause: str, delay: float):
     yield world.env.timeout(delay)
     volume.slowdowns.pop(cause, None)
 

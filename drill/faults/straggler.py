@@ -9,15 +9,13 @@ its step time is above usual. Synchronous data parallel runs at the pace of its 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-from drill.incident.fields import Duration
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.fields import Duration
 
 
 class Straggler(FaultBase):
@@ -29,12 +27,12 @@ class Straggler(FaultBase):
     )
 
 
-def fire(world: World, fault: Straggler, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: Straggler, picks: list[Pick]) -> None:
     for pick in picks:
         _throttle(world, fault, str(pick.node), int(pick.gpu or 0))
 
 
-def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) -> None:
+def _throttle(world: FaultWorld, fault: Straggler, node_name: str, gpu_index: int) -> None:
     node = world.cluster.nodes[node_name]
     gpu = node.gpus[gpu_index]
     gpu.throttles[fault.id] = fault.slowdown
@@ -45,7 +43,7 @@ def _throttle(world: World, fault: Straggler, node_name: str, gpu_index: int) ->
         world.env.process(_restore(world, fault.id, node_name, gpu_index, fault.duration))
 
 
-def _restore(world: World, cause: str, node_name: str, gpu_index: int, delay: float):
+def _restore(world: FaultWorld, cause: str, node_name: str, gpu_index: int, delay: float):
     yield world.env.timeout(delay)
     world.cluster.nodes[node_name].gpus[gpu_index].throttles.pop(cause, None)
 

@@ -10,15 +10,12 @@ once. The loader's name checks for targets live here too, so a kind's rules are 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING
 
 from drill.faults.base import Loc, Names, Pick, Target, Unit
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
-def select(world: World, target: Target, unit: Unit, rng: random.Random) -> list[Pick]:
+def select(world: FaultWorld, target: Target, unit: Unit, rng: random.Random) -> list[Pick]:
     candidates = _candidates(world, target, unit, rng)
     if unit == "node":
         candidates = _unique(candidates, "node")
@@ -33,7 +30,7 @@ def select(world: World, target: Target, unit: Unit, rng: random.Random) -> list
     return [candidates[i] for i in sorted(rng.sample(range(len(candidates)), count))]
 
 
-def _candidates(world: World, target: Target, unit: Unit, rng: random.Random) -> list[Pick]:
+def _candidates(world: FaultWorld, target: Target, unit: Unit, rng: random.Random) -> list[Pick]:
     cluster = world.cluster
     if target.job:
         job = world.jobs[target.job]

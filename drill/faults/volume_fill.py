@@ -10,17 +10,15 @@ teams, as on a shared scratch volume), so a quota request does not help.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Names, Pick
 from drill.faults.volumes import check_team, check_volume
-from drill.incident.bounds import rates
-from drill.incident.fields import Duration, Name, Rate
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
+from drill.values.bounds import rates
+from drill.values.fields import Duration, Name, Rate
 
 
 class VolumeFill(FaultBase):
@@ -38,7 +36,7 @@ class VolumeFill(FaultBase):
 OTHERS = "(other teams)"  # as drill/sim/storage.py counts space nobody's quota holds
 
 
-def fire(world: World, fault: VolumeFill, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: VolumeFill, picks: list[Pick]) -> None:
     volume = world.volumes[fault.volume]
     team = fault.team or OTHERS
     volume.add_rate(world.now, team, fault.rate)
@@ -46,7 +44,7 @@ def fire(world: World, fault: VolumeFill, picks: list[Pick]) -> None:
         world.env.process(_stop(world, volume, team, fault.rate, fault.duration))
 
 
-def _stop(world: World, volume, team: str, rate: float, delay: float):
+def _stop(world: FaultWorld, volume, team: str, rate: float, delay: float):
     yield world.env.timeout(delay)
     volume.add_rate(world.now, team, -rate)
 

@@ -9,14 +9,12 @@ that GPU) or a reboot frees it; a restart that excludes the node avoids it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
-
-if TYPE_CHECKING:
-    from drill.sim.world import World
+from drill.faults.world import FaultWorld
 
 
 class ZombieMemory(FaultBase):
@@ -37,7 +35,7 @@ class ZombieMemory(FaultBase):
     )
 
 
-def fire(world: World, fault: ZombieMemory, picks: list[Pick]) -> None:
+def fire(world: FaultWorld, fault: ZombieMemory, picks: list[Pick]) -> None:
     for pick in picks:
         node = world.cluster.nodes[str(pick.node)]
         index = int(pick.gpu or 0)

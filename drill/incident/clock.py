@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drill.incident import units
+from drill.values import units
 
 
 class NightClock:

@@ -12,7 +12,6 @@ from drill.faults import KINDS
 from drill.faults.base import Names, Target
 from drill.faults.targets import check_target
 from drill.faults.triggers import check_triggers
-from drill.incident.bounds import MAX_QUEUED_JOBS
 from drill.incident.clock import NightClock
 from drill.incident.errors import IncidentError, Problem, sorted_unique
 from drill.incident.migrations import Change, migrate
@@ -27,6 +26,7 @@ from drill.incident.yaml_source import (
     load_yaml_document,
     read_source_bytes,
 )
+from drill.values.bounds import MAX_QUEUED_JOBS
 
 
 @dataclass(frozen=True)

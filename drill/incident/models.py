@@ -6,6 +6,7 @@ models, so the description is the documentation an instructor sees while typing.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
@@ -14,6 +15,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     StrictInt,
+    ValidationError,
     ValidationInfo,
     WithJsonSchema,
     field_validator,
@@ -21,8 +23,19 @@ from pydantic import (
 )
 
 from drill.faults import FaultSpec
-from drill.incident import season_world, units
-from drill.incident.bounds import (
+from drill.incident.job_settings import (
+    CKPT_EVERY,
+    CKPT_KEEP,
+    CKPT_ON_SIGTERM,
+    FLAG_KEYS,
+    KEYS,
+    MAX_NUMBER,
+    NUMBER_KEYS,
+    VERIFY_ON_RESUME,
+)
+from drill.incident.season import LONGEST, SHORTEST, Policies, Season
+from drill.values import units
+from drill.values.bounds import (
     DAY,
     HOUR,
     MAX_ARRIVALS_PER_HOUR,
@@ -37,7 +50,7 @@ from drill.incident.bounds import (
     seconds,
     sizes,
 )
-from drill.incident.fields import (
+from drill.values.fields import (
     MAX_TEXT,
     PRIORITY_RANK,
     Duration,
@@ -50,17 +63,6 @@ from drill.incident.fields import (
     Text,
     located,
 )
-from drill.incident.job_settings import (
-    CKPT_EVERY,
-    CKPT_KEEP,
-    CKPT_ON_SIGTERM,
-    FLAG_KEYS,
-    KEYS,
-    MAX_NUMBER,
-    NUMBER_KEYS,
-    VERIFY_ON_RESUME,
-)
-from drill.incident.season import LONGEST, SHORTEST, Season
 
 __all__ = ["PRIORITY_RANK", "Incident"]
 
@@ -84,7 +86,7 @@ class Night(Strict):
     @field_validator("length")
     @classmethod
     def _length(cls, value: float, info: ValidationInfo) -> float:
-        if season_world.in_season(info.context):
+        if in_season(info.context):
             # A season's world: its horizon is the season's length, held to the season's bound.
             if not SHORTEST <= value <= LONGEST:
                 raise ValueError("the season must last between 1d and 90d")
@@ -681,17 +683,17 @@ class Incident(Strict):
                 second,
                 "id",
             )
-        if season_world.in_season(info.context):
+        if in_season(info.context):
             return self  # the per-night budgets are a night's; a season's world has its bounds
         self._within_a_night()
         return self._season_world_holds()
 
     def _season_world_holds(self) -> Incident:
-        """The world the season plays (drill/incident/season_world.py) must hold every rule an
+        """The world the season plays (`season_world`, at the end of this file) must hold every rule an
         incident file does, with the season's length bound instead of the night's."""
         if self.season is None:
             return self
-        broken = season_world.check(season_world.season_world(self, self.season.policies))
+        broken = check_season_world(season_world(self, self.season.policies))
         if broken is not None:
             message, where = broken
             raise located(f"the season's world breaks a rule: {message}", *where)
@@ -746,3 +748,114 @@ def _second_use(names: list[str]) -> int | None:
             return index
         seen.add(name)
     return None
+
+
+# -- the world a season plays ----------------------------------------------------------------
+# The world a season plays in: the incident with the season's length and policies applied,
+# validated again with the season's own bounds.
+#
+# A season copies the night's incident and changes it: the season's length as the horizon, the
+# policies' spares on every island, their checkpoint cadence, retention and restarts on the
+# learner's job. A copy made with `model_copy` is not validated, which is how a 28-day length once
+# passed the night's 12-hour bound unseen; so is a policy that pushes the cluster past its node cap.
+# `check_season_world` validates the copy again, with the night's length held to the season's bound (1 day to
+# 90 days) instead of the night's and the per-night budgets (incidents/README.md, "What a night can
+# hold") left to nights, and names the season field that broke a rule.
+#
+# It lives here, with the Incident model, because the model's own validation checks it
+# (`Incident._season_world_holds`) and it validates Incidents in turn: in a module of its own,
+# the two would import each other.
+
+
+SEASON = "season"  # the validation context's key: the world is a season's, not a night's
+CHANGED = ("night", "cluster", "jobs")  # what `season_world` changes in the incident
+DEFAULT_RESTARTS = 3  # automatic restarts per interruption, when the job's retry policy has none
+
+# Where a rule broken in the season's world comes from, in the incident file: the prefix of the
+# world's loc, and the season field that set it.
+_SOURCES: tuple[tuple[tuple, tuple], ...] = (
+    (("night", "length"), ("season", "length")),
+    (("cluster",), ("season", "policies", "spares")),
+    (("checkpoint", "every"), ("season", "policies", "checkpoint_every")),
+    (("checkpoint", "keep"), ("season", "policies", "keep")),
+    (("retry",), ("season", "policies", "auto_restart")),
+)
+
+
+def season_world(incident: Incident, policies: Policies) -> Incident:
+    """The incident as the season's world sees it: the season's length as its horizon, the
+    night's own faults, noise and hints left out, and the policies applied to the cluster's
+    spares and the learner's job. Not validated: `check` does that."""
+    season = incident.season
+    if season is None:
+        raise ValueError(f"incident {incident.id} has no `season:` section")
+    islands = incident.cluster.islands
+    if policies.spares is not None:
+        islands = [i.model_copy(update={"spares": policies.spares}) for i in islands]
+    cluster = incident.cluster.model_copy(update={"islands": islands})
+    jobs = []
+    for spec in incident.jobs:
+        if spec.yours:
+            checkpoint = spec.checkpoint.model_copy(
+                update={
+                    "every": policies.checkpoint_every or spec.checkpoint.every,
+                    "keep": policies.keep or spec.checkpoint.keep,
+                }
+            )
+            restarts = (spec.retry.max_restarts or DEFAULT_RESTARTS) if policies.auto_restart else 0
+            retry = spec.retry.model_copy(update={"max_restarts": restarts})
+            # The season's job is the long run: it trains for the whole season.
+            steps = max(spec.steps, math.ceil(season.length / spec.step_time) + 1)
+            spec = spec.model_copy(
+                update={"checkpoint": checkpoint, "retry": retry, "steps": steps}
+            )
+        jobs.append(spec)
+    night = incident.night.model_copy(update={"length": season.length})
+    return incident.model_copy(
+        update={
+            "night": night,
+            "cluster": cluster,
+            "jobs": jobs,
+            "faults": [],
+            "noise": [],
+            "hints": [],
+        }
+    )
+
+
+def check_season_world(world: Incident) -> tuple[str, tuple[str | int, ...]] | None:
+    """The first rule the season's world breaks, as (message, the season field to fix), or None.
+
+    What the season changed (the night, the cluster, the jobs) is dumped and validated again as
+    a season's (the context), inside the whole incident, so its field bounds and the incident's
+    cross-field rules hold for it as they would for a file; the rest goes in as the models the
+    file's own validation made."""
+    data = {
+        (field.alias or name): getattr(world, name) for name, field in Incident.model_fields.items()
+    }
+    for name in CHANGED:
+        data[name] = world.model_dump(by_alias=True, include={name})[name]
+    try:
+        Incident.model_validate(data, context={SEASON: True})
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        loc = tuple(error.get("loc", ()))
+        message = str(error.get("msg", "")).removeprefix("Value error, ")
+        return message, _source(loc)
+    return None
+
+
+def _source(loc: tuple) -> tuple[str | int, ...]:
+    for prefix, source in _SOURCES:
+        if loc[: len(prefix)] == prefix or _after_job(loc, prefix):
+            return source
+    return ("season",)
+
+
+def _after_job(loc: tuple, prefix: tuple) -> bool:
+    """A loc inside a job (`jobs`, index, ...) that continues with `prefix`."""
+    return len(loc) > 2 and loc[0] == "jobs" and loc[2 : 2 + len(prefix)] == prefix
+
+
+def in_season(context: object) -> bool:
+    return isinstance(context, dict) and bool(context.get(SEASON))

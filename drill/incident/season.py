@@ -14,8 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictInt, model_validator
 
-from drill.incident.bounds import DAY, HOUR, MINUTE, seconds
-from drill.incident.fields import Duration, Strict, located
+from drill.values.bounds import DAY, HOUR, MINUTE, seconds
+from drill.values.fields import Duration, Strict, located
 
 # What strikes a node, as operators sort their interruptions.
 Cause = Literal["gpu", "gpu_memory", "network", "node", "software"]

@@ -23,11 +23,11 @@ import re
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from drill.incident.bounds import MAX_NIGHT
 from drill.saves.files import read_save_bytes
 from drill.saves.json_line import parse_record
 from drill.saves.model import Save, SavedAction, SaveError
 from drill.saves.origin import KEYS as ORIGIN_KEYS
+from drill.values.bounds import MAX_NIGHT
 
 FORMAT = 2  # 2 added the header's `origin`; format 1 saves are read too
 BACKENDS = ("inprocess", "gloo", "sim")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 from drill.incident.models import Incident
-from drill.incident.units import format_duration
 from drill.season import measured
+from drill.values.units import format_duration
 
 
 def measured_lines() -> list[str]:

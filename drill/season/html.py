@@ -14,10 +14,10 @@ from drill.engine.planned import planned
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.incident.models import Incident
 from drill.incident.season import CAUSE_TEXT
-from drill.incident.units import format_size
 from drill.page_style import STYLE
 from drill.season.figures import SeasonFigures, play_season, policies_with
 from drill.season.text import hours, policy_line
+from drill.values.units import format_size
 
 WIDTH, HEIGHT, PAD = 720, 260, 44
 COLOURS = {

@@ -16,9 +16,8 @@ from drill.errors import UserError
 from drill.faults import KINDS, Pick
 from drill.faults.gpu_xid import GpuXid
 from drill.faults.link_flap import LinkFlap
-from drill.incident.models import Incident
+from drill.incident.models import Incident, check_season_world, season_world
 from drill.incident.season import HARDWARE_CAUSES, Policies, Season
-from drill.incident.season_world import check, season_world
 from drill.season.progress import kept_steps, training
 from drill.sim import operations
 from drill.sim.jobs import FAILED, NODE_FAIL, REQUEUED, Job
@@ -48,12 +47,12 @@ def season_of(incident: Incident) -> Season:
 
 
 def prepared(incident: Incident, policies: Policies) -> Incident:
-    """The incident as the season's world sees it (drill/incident/season_world.py), validated
+    """The incident as the season's world sees it (drill/incident/models.py), validated
     again with the season's bounds: policies given on the command line (`--set`) change it
     after the file's own check, so a rule they break is a one-line error naming the policy."""
     season_of(incident)
     world = season_world(incident, policies)
-    broken = check(world)
+    broken = check_season_world(world)
     if broken is not None:
         message, where = broken
         field = ".".join(str(part) for part in where)

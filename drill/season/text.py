@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from drill.incident.units import format_size
 from drill.season.figures import SeasonFigures
+from drill.values.units import format_size
 
 
 def hours(seconds: float) -> str:

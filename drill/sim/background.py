@@ -10,7 +10,7 @@ from drill.sim.events import JobStateChanged
 from drill.sim.jobs import RUNNING, Job
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def start(world: World) -> None:

@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_duration, format_size
 from drill.sim.checkpoints import CheckpointRecord
 from drill.sim.events import CheckpointEvent
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.storage import WritePlan
 from drill.sim.torchrun import agent_failed, child_failed
+from drill.values.units import format_duration, format_size
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write failed"
 

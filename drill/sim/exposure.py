@@ -30,7 +30,7 @@ from drill.sim.operations import healthy
 if TYPE_CHECKING:
     from drill.sim.cluster import Node
     from drill.sim.pager import Alert
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 TICK = 30.0  # a scheduling pass's usual interval: where work could land meanwhile
 

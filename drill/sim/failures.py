@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_duration
 from drill.sim.events import JobLogLine
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
 from drill.sim.torchrun import (
@@ -25,9 +24,10 @@ from drill.sim.torchrun import (
     watchdog_lines,
 )
 from drill.states import NodeState
+from drill.values.units import format_duration
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def rank_place(world: World, job: Job, rank: int) -> tuple[str, int, int]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from drill.incident.templates import TEMPLATE
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 class NotKnown(Exception):

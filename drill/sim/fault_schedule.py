@@ -25,7 +25,7 @@ from drill.states import JobState
 if TYPE_CHECKING:
     import simpy
 
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 class FaultSchedule:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from drill.sim.cluster import Gpu, Node
     from drill.sim.jobs import Job
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 GPU_MEMORY_MIB = 81559  # what nvidia-smi prints as the total of an 80 GB board
 SHM_ERRORS = (

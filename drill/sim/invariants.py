@@ -15,7 +15,7 @@ from drill.states import NodeState
 
 if TYPE_CHECKING:
     from drill.sim.jobs import Job
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 Placement = list[tuple[str, list[int]]]
 

@@ -14,7 +14,7 @@ from drill.sim.jobs import CANCELLED, NODE_FAIL, PENDING, RUNNING, Job
 from drill.states import MARKED, NodeState
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def healthy(node: Node) -> bool:

@@ -16,7 +16,7 @@ from drill.sim.jobs import PREEMPTED, Job
 from drill.sim.scheduler import NOTHING, fits
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 
 def choose_victims(world: World, job: Job) -> list[Job]:

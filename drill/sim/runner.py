@@ -18,7 +18,7 @@ from drill.sim.logs import STEP_LOG_EVERY
 from drill.sim.torchrun import child_failed
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 CHECKPOINT_READ_TIME = 45.0  # without a modelled volume: reading the shards back at start
 # What a rank raises at its first CUDA call on a GPU the driver cannot use, and on a node

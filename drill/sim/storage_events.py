@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_size
 from drill.sim.storage import Volume
+from drill.values.units import format_size
 
 if TYPE_CHECKING:
-    from drill.sim.world import World
+    from drill.sim.world_view import SimWorld as World
 
 MONITOR_INTERVAL = 300.0  # how often the storage monitor samples usage, as exporters do
 FILL_ALERTS = ((0.98, "critical"), (0.90, "warning"))

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import simpy
 
+from drill.faults.world import FaultWorld
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
-from drill.incident.units import format_duration
 from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
@@ -34,7 +34,9 @@ from drill.sim.rng import substream
 from drill.sim.scheduler import Blocked, place, plan
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
+from drill.sim.world_view import SimWorld
 from drill.states import JobState, NodeState
+from drill.values.units import format_duration
 
 # The streams of what nobody on call could know: other teams' arrivals and sizes, and nodes
 # failing at random. A variant night (drill/engine/ensemble.py) redraws only these; the faults'
@@ -481,4 +483,24 @@ class World:
         return format_duration(seconds)
 
 
-__all__ = ["World", "PROGRESS_ALERT_AFTER", "LAUNCHER_MONITOR_INTERVAL"]
+def as_fault_world(world: World) -> FaultWorld[Job]:
+    """The world is what a fault kind is handed (drill/faults/world.py). The kinds never import
+    this module, so the type checker compares the two here, member by member: a World that
+    stops giving a kind what it reads fails mypy on this line."""
+    return world
+
+
+def as_sim_world(world: World) -> SimWorld:
+    """The world is what the simulation's own parts are handed (drill/sim/world_view.py), which
+    name the protocol, not this module, so that they and world.py do not import each other:
+    mypy checks the World against it here."""
+    return world
+
+
+__all__ = [
+    "World",
+    "as_fault_world",
+    "as_sim_world",
+    "PROGRESS_ALERT_AFTER",
+    "LAUNCHER_MONITOR_INTERVAL",
+]

@@ -13,6 +13,7 @@ played on the sim), against the guide's words in drill/engine/discipline.py:
 from __future__ import annotations
 
 from drill.engine.discipline import discipline_value, first_signal, measure_discipline
+
 from tests.drillkit import build, drill, job_spec
 
 PAGING = 300.0

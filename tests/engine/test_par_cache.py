@@ -38,11 +38,19 @@ def test_the_fingerprint_covers_what_decides_a_night_only():
         "drill/incident/yaml_source.py",
         "drill/incident/loader.py",
         "drill/faults/gpu_xid.py",
+        "drill/values/units.py",
         "drill/states.py",
         "replica/trainer.py",
     ):
         assert expected in names
-    allowed = ("drill/engine/", "drill/sim/", "drill/faults/", "drill/incident/", "replica/")
+    allowed = (
+        "drill/engine/",
+        "drill/sim/",
+        "drill/faults/",
+        "drill/incident/",
+        "drill/values/",
+        "replica/",
+    )
     assert all(
         (name.startswith(allowed) or name == "drill/states.py") and name.endswith(".py")
         for name in names
@@ -54,7 +62,14 @@ def test_the_fingerprint_covers_what_decides_a_night_only():
 def test_every_source_file_under_those_folders_is_in_it():
     on_disk = {
         path.relative_to(REPO).as_posix()
-        for folder in ("drill/engine", "drill/sim", "drill/faults", "drill/incident", "replica")
+        for folder in (
+            "drill/engine",
+            "drill/sim",
+            "drill/faults",
+            "drill/incident",
+            "drill/values",
+            "replica",
+        )
         for path in (REPO / folder).rglob("*.py")
         if "__pycache__" not in path.parts
     } | {"drill/states.py"}

@@ -1,5 +1,5 @@
 """Incidents at the edges of their bounds: each must validate, play a whole sim night and be
-scored without a hang or a crash. The bounds (drill/incident/bounds.py) promise a night the
+scored without a hang or a crash. The bounds (drill/values/bounds.py) promise a night the
 engine can run; this holds them to it, with a generous cap per night that only a hang misses.
 
 Clusters stay at 64 nodes or fewer: the node count is the one bound whose cost is known to grow
@@ -22,8 +22,8 @@ from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.scoring.par import score_drill
 from drill.engine.timed import parse_text
-from drill.incident.bounds import HOUR, MAX_COUNTED_STEPS, MAX_QUEUED_JOBS, MAX_REPLICA_STEPS
 from drill.incident.loader import load_incident
+from drill.values.bounds import HOUR, MAX_COUNTED_STEPS, MAX_QUEUED_JOBS, MAX_REPLICA_STEPS
 
 REPO = Path(__file__).resolve().parents[2]
 # One night, scored (par and floor are two more nights): far above any real one. Counted in this

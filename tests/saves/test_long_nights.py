@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from drill.incident.bounds import HOUR, MAX_NIGHT
 from drill.saves.reader import MAX_TIME
+from drill.values.bounds import HOUR, MAX_NIGHT
 from tests.clikit import run_drill
 from tests.drillkit import incident_dict, job_spec
 from tests.saves.savekit import cut_after, records

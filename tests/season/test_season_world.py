@@ -11,8 +11,8 @@ import pytest
 from drill.cli import main
 from drill.incident.errors import IncidentError
 from drill.incident.loader import load_incident
+from drill.incident.models import check_season_world, season_world
 from drill.incident.season import Policies
-from drill.incident.season_world import check, season_world
 
 HERE = Path(__file__).resolve().parent
 SMALL = HERE / "small-fleet.yaml"
@@ -73,15 +73,15 @@ def test_a_policy_that_breaks_the_node_cap_is_located_at_the_policy(tmp_path):
 
 def test_the_same_fleet_without_spares_loads(tmp_path):
     incident = load_incident(write(tmp_path, 0)).incident
-    assert check(season_world(incident, incident.season.policies)) is None
+    assert check_season_world(season_world(incident, incident.season.policies)) is None
 
 
 def test_the_season_length_is_held_to_the_season_bound_not_the_night_bound():
     incident = load_incident(SMALL).incident
     world = season_world(incident, incident.season.policies)
-    assert world.night.length == 3 * 86400.0 and check(world) is None
+    assert world.night.length == 3 * 86400.0 and check_season_world(world) is None
     night = world.night.model_copy(update={"length": 91 * 86400.0})
-    message, where = check(world.model_copy(update={"night": night}))
+    message, where = check_season_world(world.model_copy(update={"night": night}))
     assert where == ("season", "length") and "1d and 90d" in message
 
 
@@ -95,4 +95,4 @@ def test_set_on_the_command_line_is_checked_too(tmp_path, capsys):
 
 def test_a_policy_within_the_rules_passes():
     incident = load_incident(SMALL).incident
-    assert check(season_world(incident, Policies(spares=16, keep=1))) is None
+    assert check_season_world(season_world(incident, Policies(spares=16, keep=1))) is None

@@ -8,10 +8,10 @@ from __future__ import annotations
 from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
 from drill.engine.shown_text import fill_shown
-from drill.incident.units import format_duration
 from drill.sim import operations as ops
 from drill.sim.events import HintShown
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
+from drill.values.units import format_duration
 
 
 def cordon(ctx: Context, call: Call) -> str:

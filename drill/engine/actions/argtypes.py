@@ -16,7 +16,7 @@ from typing import Any
 from drill.engine.actions.errors import Reject, unknown
 from drill.engine.actions.settings import SETTINGS
 from drill.incident.models import PRIORITY_RANK
-from drill.incident.units import UnitError, parse_duration, parse_size
+from drill.values.units import UnitError, parse_duration, parse_size
 
 # A reader gets the word, the label its messages use, and the values read before it on the line
 # (a setting's VALUE depends on its KEY). It returns the typed value or raises Reject.

@@ -9,9 +9,9 @@ from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
 from drill.engine.actions.look import table
 from drill.faults.xids import fell_off_the_bus
-from drill.incident.units import format_duration
 from drill.sim.failures import rank_place
 from drill.sim.torchrun import COLLECTIVES_PER_STEP, collective_seq
+from drill.values.units import format_duration
 
 COMPUTE_SHARE = 0.8  # of a healthy step: forward and backward; the rest waits in all-reduce
 MEMORY_TOTAL_MIB = 81559

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from drill.engine.actions.context import Call, Context, in_range
 from drill.faults.xids import xid
-from drill.incident.units import format_duration
 from drill.sim.jobs import FAILED, PENDING, RUNNING
+from drill.values.units import format_duration
 
 
 def status(ctx: Context, call: Call) -> str:

@@ -6,9 +6,9 @@ from drill.engine.actions.context import NO_VOLUMES, Call, Context
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.look import table
 from drill.engine.actions.settings import SETTINGS, plan_refusal
-from drill.incident.units import format_size
 from drill.sim.checkpointing import checkpoint_size
 from drill.sim.storage_events import request_quota
+from drill.values.units import format_size
 
 
 def incident_notes(ctx: Context) -> dict[str, str]:

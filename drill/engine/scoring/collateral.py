@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from drill.incident.units import format_duration
 from drill.sim.jobs import COMPLETED
+from drill.values.units import format_duration
 
 if TYPE_CHECKING:
     from drill.engine.drill import Drill

@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from drill.engine.scoring.collateral import Collateral, against_floor
 from drill.engine.scoring.outcome import Outcome
-from drill.incident.units import format_duration
+from drill.values.units import format_duration
 
 DEFAULT_WEIGHTS = {
     "progress": 25.0,

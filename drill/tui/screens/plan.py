@@ -13,8 +13,8 @@ from textual.widgets import Button, Footer, Input, Label, Static, Switch
 from drill.engine.actions.catalog import PLAN_VERB
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP, JOB_SETTINGS, MAX_NUMBER
 from drill.incident.models import Incident
-from drill.incident.units import format_duration, format_size
 from drill.tui.bindings import bindings
+from drill.values.units import format_duration, format_size
 
 
 def defaults(incident: Incident) -> dict[str, int | bool]:

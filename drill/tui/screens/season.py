@@ -68,7 +68,7 @@ class SeasonScreen(Screen):
             self.query_one("#season-body", Vertical).mount(
                 SeasonChart(figures, id="season-chart"), before=0
             )
-        from drill.incident.units import format_size
+        from drill.values.units import format_size
 
         lines = [
             f"{name:<24}{hours(s):>10}  {s / figures.length:6.1%}" for name, s in figures.account()

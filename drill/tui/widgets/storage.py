@@ -7,8 +7,8 @@ from rich.console import Group
 from rich.text import Text
 
 from drill.engine.storage_view import StorageView
-from drill.incident.units import format_size
 from drill.tui.widgets.panel import Panel
+from drill.values.units import format_size
 
 BAR = 16
 

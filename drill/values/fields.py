@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from drill.incident import units
+from drill.values import units
 
 NAME_PATTERN = r"^[a-z0-9][a-z0-9-]{0,39}$"
 MAX_TEXT = 4000

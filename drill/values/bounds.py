@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import AfterValidator
 
-from drill.incident import units
+from drill.values import units
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 
