@@ -1,5 +1,5 @@
 """The first signal the learner could see, and the hang rule, on small real nights (built in code,
-played on the sim), against the guide's words in drill/engine/discipline.py:
+played on the sim), against the guide's words in drill/engine/scoring/discipline.py:
 
 - a look shows a fault only when it names what the fault struck: the rotten checkpoint's own
   step, the node the GPU died on; a look at something else shows nothing;
@@ -12,7 +12,7 @@ played on the sim), against the guide's words in drill/engine/discipline.py:
 
 from __future__ import annotations
 
-from drill.engine.discipline import discipline_value, first_signal, measure_discipline
+from drill.engine.scoring.discipline import discipline_value, first_signal, measure_discipline
 
 from tests.drillkit import build, drill, job_spec
 

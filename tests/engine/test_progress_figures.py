@@ -1,4 +1,4 @@
-"""The effective step's arithmetic (drill/engine/progress.py), each piece against what its
+"""The effective step's arithmetic (drill/engine/scoring/progress.py), each piece against what its
 docstring promises, worked out here by hand or as a property, not by calling the code twice:
 
 - the smoothed loss is the mean of the last ten steps' losses that exist;
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from drill.engine.progress import (
+from drill.engine.scoring.progress import (
     SMOOTH_STEPS,
     counted,
     current_trajectory,
