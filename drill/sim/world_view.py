@@ -10,7 +10,7 @@ value classes below them, on top of what the fault kinds may use (drill/faults/w
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+from typing import Protocol
 
 import simpy
 

@@ -13,7 +13,7 @@ played on the sim), against the guide's words in drill/engine/scoring/discipline
 from __future__ import annotations
 
 from drill.engine.scoring.discipline import discipline_value, first_signal, measure_discipline
-
+from drill.sim.events import StepTaken
 from tests.drillkit import build, drill, job_spec
 
 PAGING = 300.0
@@ -94,7 +94,7 @@ def _first_bad_step_time(d) -> float:
     return min(
         e.time
         for e in d.world.timeline
-        if e.kind == "step" and e.subject == "train" and (e.data.get("step") or 0) >= pick.step
+        if isinstance(e, StepTaken) and e.subject == "train" and e.step >= pick.step
     )
 
 

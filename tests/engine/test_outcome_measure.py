@@ -7,10 +7,10 @@ Outcome, under its own name, whole."""
 from __future__ import annotations
 
 import pytest
-from drill.engine.scoring.discipline import measure_discipline
-from drill.engine.scoring.par import step_clock
 
 from drill.engine.scoring import outcome
+from drill.engine.scoring.discipline import measure_discipline
+from drill.engine.scoring.par import step_clock
 from drill.incident.library import resolve_incident
 from drill.sim.jobs import COMPLETED
 from tests.drillkit import build, drill, job_spec

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 import math
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from drill.engine.scoring.progress import (
     SMOOTH_STEPS,
     counted,
@@ -24,8 +27,6 @@ from drill.engine.scoring.progress import (
     smoothed,
     step_for_loss,
 )
-from hypothesis import given
-from hypothesis import strategies as st
 
 LOSSES = st.floats(min_value=0.01, max_value=5.0, allow_nan=False)
 
