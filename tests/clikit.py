@@ -41,12 +41,12 @@ def run_drill(
     """`drill ARGS` in this process, from the repository root unless `cwd` says otherwise.
 
     `env`, as for subprocess.run, is the whole environment of the call. It must not need a new
-    interpreter: PYTHONHASHSEED and PYTHONPATH only mean something to a new process, so a call
-    that sets them differently from this one is refused (use run_drill_process). `timeout` is
+    interpreter: PYTHONHASHSEED and PYTHONPATH are read at start-up and TMPDIR once by tempfile,
+    so a call that sets them differently from this one is refused (use run_drill_process). `timeout` is
     accepted for the same signature and not enforced here: pytest's own limits apply."""
     del timeout
     if env is not None:
-        for name in ("PYTHONHASHSEED", "PYTHONPATH"):
+        for name in ("PYTHONHASHSEED", "PYTHONPATH", "TMPDIR"):
             if env.get(name) != os.environ.get(name):
                 raise ValueError(f"{name} needs a new interpreter: use run_drill_process")
     argv = [str(a) for a in args]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from drill.saves import SaveError, read_save
-from tests.clikit import REPO, run_drill
+from tests.clikit import REPO, run_drill, run_drill_process
 from tests.gloo.glookit import drill_env, marked_processes, wait_gone
 from tests.saves.savekit import ACTIONS, records
 
@@ -89,7 +89,10 @@ def uninterrupted(tmp_path_factory):
         if backend not in nights:
             save = folder / f"{backend}.jsonl"
             started = time.monotonic()
-            done = run_drill(*run_args(backend, actions), "--save", str(save), "--pace", str(PACE))
+            # A real process: its time, start-up included, is what the kills are spread over.
+            done = run_drill_process(
+                *run_args(backend, actions), "--save", str(save), "--pace", str(PACE)
+            )
             assert done.returncode == 0, done.stderr
             nights[backend] = (night_of(save), time.monotonic() - started, actions)
         return nights[backend]
@@ -171,7 +174,7 @@ def gloo_whole(tmp_path_factory):
     actions.write_text(GLOO_ACTIONS)
     save = folder / "gloo.jsonl"
     started = time.monotonic()
-    done = run_drill(
+    done = run_drill_process(  # gloo workers: the processes a real drill starts
         *GLOO_ARGS, "--actions", str(actions), "--save", str(save), "--pace", str(PACE)
     )
     assert done.returncode == 0, done.stderr
@@ -284,12 +287,17 @@ def test_a_killed_gloo_night_resumes_to_the_same_night_and_verifies(tmp_path, gl
         # SIGKILL runs no cleanup: the folder stays until the next drill sweeps it (below).
         assert left_by_kill, "the killed night had no scratch folder to leave behind"
     state = saved_state(save)
+    # Real processes after the kill too: TMPDIR and the marker must reach drill and its workers.
     if state == "fresh":
         save.unlink(missing_ok=True)
-        done = run_drill(*GLOO_ARGS, "--actions", str(actions), "--save", str(save), env=env)
+        done = run_drill_process(
+            *GLOO_ARGS, "--actions", str(actions), "--save", str(save), env=env
+        )
         assert done.returncode == 0, done.stderr
     elif state == "open":
-        done = run_drill("run", "--resume", str(save), "--actions", str(actions), "--json", env=env)
+        done = run_drill_process(
+            "run", "--resume", str(save), "--actions", str(actions), "--json", env=env
+        )
         assert done.returncode == 0, done.stderr
         account = json.loads(done.stdout)
         assert [a["result"] for a in account["actions"]] == [
@@ -297,10 +305,12 @@ def test_a_killed_gloo_night_resumes_to_the_same_night_and_verifies(tmp_path, gl
         ]
         assert account["score"] == whole[-1]["score"]
     else:
-        refused = run_drill("run", "--resume", str(save), "--actions", str(actions), env=env)
+        refused = run_drill_process(
+            "run", "--resume", str(save), "--actions", str(actions), env=env
+        )
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
     assert night_of(save) == whole
-    verified = run_drill("replay", str(save), "--verify", env=env)
+    verified = run_drill_process("replay", str(save), "--verify", env=env)
     assert verified.returncode == 0, verified.stderr
     assert "Verified" in verified.stdout
     # What the README promises: the next drill that trains the replica sweeps a killed run's
