@@ -10,7 +10,7 @@ import os
 from drill.engine.drill import Drill
 from drill.engine.par import measured_run, par_and_floor
 from drill.sim.rng import substream
-from tests.clikit import run_drill
+from tests.clikit import run_drill, run_drill_process
 from tests.scoring.nights import facts, incident, reference_score, score_of, state_after
 from tests.scoring.test_worse_practice import _dead_rank_fix
 
@@ -116,7 +116,7 @@ def test_the_same_night_scores_the_same_in_another_process(tmp_path):
     actions.write_text("\n".join(lines) + "\n")
     save = str(tmp_path / "night.jsonl")
     for hash_seed in ("0", "4242"):
-        done = run_drill(
+        done = run_drill_process(  # real processes: each its own hash seed
             *("run", "dead-rank", "--backend", "sim", "--seed", "2", "--json"),
             *("--actions", str(actions), "--save", save + hash_seed),
             env={**os.environ, "PYTHONHASHSEED": hash_seed},

@@ -4,9 +4,6 @@ templates kept from learners, and a `drill test` that can fail."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import yaml
 
@@ -14,6 +11,7 @@ from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.par import measure_drill, measured_run, par_and_floor, score_against
 from drill.engine.timed import ActionsFileError, load_file, parse_text
+from tests.clikit import run_drill
 from tests.drillkit import REPO, build, job_spec
 from tests.scoring.nights import incident, reference_score
 
@@ -204,24 +202,7 @@ def test_a_learners_actions_file_cannot_name_what_a_fault_chose(tmp_path):
 def test_the_cli_refuses_a_template_in_an_actions_file_with_a_located_line(tmp_path):
     path = tmp_path / "mine.actions"
     path.write_text("{fault.gpu-dies.time}+5m status llm-pretrain\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "drill",
-            "run",
-            "dead-rank",
-            "--backend",
-            "sim",
-            "--actions",
-            str(path),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_drill("run", "dead-rank", "--backend", "sim", "--actions", str(path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{path}:1:1:" in done.stderr and "templates are for" in done.stderr
 
@@ -247,14 +228,7 @@ def test_drill_test_fails_when_the_reference_is_worse_than_a_graded_runbook(tmp_
     data["reference"], data["runbooks"][0]["actions"] = bad, good
     path = tmp_path / "swapped.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", str(path), "--backend", "sim"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_drill("test", str(path), "--backend", "sim")
     assert done.returncode == 1, done.stdout
     assert "FAIL dead-rank seed 1 reference is best: the reference" in done.stdout
     assert "does not beat: restart-from-scratch" in done.stdout
@@ -265,14 +239,7 @@ def test_drill_test_fails_a_reference_line_the_engine_refuses(tmp_path):
     data["reference"].insert(1, "+0s release tiny-train")  # parses, but it is not held
     path = tmp_path / "refused.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", str(path), "--backend", "sim"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_drill("test", str(path), "--backend", "sim")
     assert done.returncode == 1
     assert "FAIL tutorial seed 1 reference" in done.stdout
 
