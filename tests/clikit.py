@@ -16,6 +16,7 @@ clean import list, the installed `python -m drill` entry. Tests that use it say 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import io
 import logging
 import os
@@ -42,9 +43,9 @@ def run_drill(
 
     `env`, as for subprocess.run, is the whole environment of the call. It must not need a new
     interpreter: PYTHONHASHSEED and PYTHONPATH are read at start-up and TMPDIR once by tempfile,
-    so a call that sets them differently from this one is refused (use run_drill_process). `timeout` is
-    accepted for the same signature and not enforced here: pytest's own limits apply."""
-    del timeout
+    so a call that sets them differently from this one is refused (use run_drill_process). A call
+    still running after twice `timeout` seconds ends this process with every thread's traceback
+    on stderr (faulthandler): a hang fails the run where it hangs instead of holding CI."""
     if env is not None:
         for name in ("PYTHONHASHSEED", "PYTHONPATH", "TMPDIR"):
             if env.get(name) != os.environ.get(name):
@@ -55,6 +56,7 @@ def run_drill(
         code = 0
         old = sys.stdin, sys.stdout, sys.stderr
         sys.stdin, sys.stdout, sys.stderr = io.StringIO(""), out, err
+        faulthandler.dump_traceback_later(2 * timeout, exit=True, file=sys.__stderr__)
         try:
             from drill.cli import main
 
@@ -65,6 +67,7 @@ def run_drill(
             traceback.print_exc(file=err)
             code = 1
         finally:
+            faulthandler.cancel_dump_traceback_later()
             sys.stdin, sys.stdout, sys.stderr = old
     return subprocess.CompletedProcess(["drill", *argv], code, _text(out), _text(err))
 

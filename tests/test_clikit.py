@@ -6,13 +6,15 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import subprocess
+import sys
 import warnings
 
 import pytest
 
 from drill import saves_dir
 from drill.engine import cache_files
-from tests.clikit import run_drill, run_drill_process
+from tests.clikit import REPO, run_drill, run_drill_process
 
 
 def test_exit_codes_and_streams_match_a_real_process(tmp_path):
@@ -96,3 +98,19 @@ def test_a_call_leaves_no_state_behind(tmp_path, monkeypatch):
 def test_what_needs_a_new_interpreter_is_refused_in_process():
     with pytest.raises(ValueError, match="run_drill_process"):
         run_drill("list", env={**os.environ, "PYTHONHASHSEED": "12345"})
+
+
+def test_a_hung_call_ends_its_process_with_a_traceback(tmp_path):
+    # In a process of its own: the guard ends the process it runs in.
+    code = (
+        "import time, drill.cli\n"
+        "drill.cli.main = lambda argv=None: time.sleep(60)\n"
+        "from tests.clikit import run_drill\n"
+        "run_drill('list', timeout=0.5)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=50
+    )
+    assert done.returncode != 0
+    assert done.stderr.startswith("Timeout (0:00:01)!"), done.stderr
+    assert "in run_drill" in done.stderr  # where it hung
