@@ -231,7 +231,7 @@ SHIPPED = sorted(p.name for p in (REPO / "incidents").glob("*.yaml"))
 def _drill_test(*args: str) -> None:
     # In this process (tests/clikit.py), one incident a test, so the nights spread over the
     # suite's workers and share the run's par and floor cache.
-    done = run_drill("test", *args)
+    done = run_drill("test", *args, timeout=1800)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FAIL" not in done.stdout
 
