@@ -43,7 +43,9 @@ def check_night(
     names = sorted(b.name for b in incident.runbooks)
     assert names == sorted(books), f"{name}: runbooks {names}, pinned {sorted(books)}"
     for book in incident.runbooks:
-        mine = measured_run(incident, seed, backend, list(book.actions), book.name)
+        mine = measured_run(
+            incident, seed, backend, list(book.actions), book.name, cache_dir=cache_dir()
+        )
         if book.discipline == "reference":
             mine = with_reference_discipline(mine, par)
         score = score_against(incident, mine, par, floor)

@@ -67,7 +67,7 @@ def score_of(name: str, seed: int, backend: str, lines: list[str]) -> Score:
     inc = incident(name)
     parse_text("\n".join(lines), "learner", set(), templates=False)  # a learner's file, truly
     par, floor = par_and_floor(inc, seed, backend, cache_dir=cache_dir())
-    mine = measured_run(inc, seed, backend, lines, "learner")
+    mine = measured_run(inc, seed, backend, lines, "learner", cache_dir=cache_dir())
     return score_against(inc, mine, par, floor)
 
 

@@ -44,7 +44,7 @@ def _band(name: str, kind: str, seed: int, backend: str) -> tuple[float, float, 
     book = next(b for b in worse_runbooks(list(incident.reference)) if b.kind.name == kind)
     par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir())
     reference = score_against(incident, par, par, floor)
-    mine = measured_run(incident, seed, backend, list(book.lines), book.name)
+    mine = measured_run(incident, seed, backend, list(book.lines), book.name, cache_dir=cache_dir())
     score = score_against(incident, mine, par, floor)
     lost = {
         c.name: round(reference.component(c.name).points - c.points, 1)
