@@ -112,12 +112,15 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
         rng.uniform(seconds * 0.25, seconds * 1.05),
     )
     state = saved_state(save)
+    # On the replica, a real process carries on: a replica night in a process that trained
+    # before can store other checkpoint bytes (see tests/golden/test_golden_replays.py).
+    drill = run_drill if backend == "sim" else run_drill_process
     if state == "fresh":
         save.unlink(missing_ok=True)
-        done = run_drill(*args, "--save", str(save), "--json")
+        done = drill(*args, "--save", str(save), "--json")
         assert done.returncode == 0, done.stderr
     elif state == "open":
-        done = run_drill("run", "--resume", str(save), "--actions", str(actions), "--json")
+        done = drill("run", "--resume", str(save), "--actions", str(actions), "--json")
         assert done.returncode == 0, done.stderr
         account = json.loads(done.stdout)
         assert [a["text"] for a in account["actions"]] == [
@@ -125,10 +128,10 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
         ]
         assert account["score"] == whole[-1]["score"]
     else:
-        refused = run_drill("run", "--resume", str(save), "--actions", str(actions))
+        refused = drill("run", "--resume", str(save), "--actions", str(actions))
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
     assert night_of(save) == whole
-    assert run_drill("replay", str(save), "--verify").returncode == 0
+    assert drill("replay", str(save), "--verify").returncode == 0
     return state
 
 
@@ -373,9 +376,14 @@ def kill_and_resume_play(tmp_path: Path, seed: int, played, backend: str) -> str
         refused = run_drill("play", "--resume", str(save), timeout=60)
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
         command = None
-    if command is not None:
+    if command is not None and backend == "sim":
         # Carried on in this process: the kill is what needs a real one.
         assert play_driver.main(command[3:]) == 0
+    elif command is not None:  # the replica: a real process, as in kill_and_resume_run
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=600, check=False
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
     assert night_of(save) == whole
     return state
 
