@@ -26,4 +26,4 @@ def test_the_tiers_the_readme_lists_run_on_every_core_like_ci():
     command = _readme_command()
     workers = re.search(r"-m pytest( .*)?$", command).group(1) or ""
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    assert f".venv/bin/python -m pytest{workers} -m \"not slow\"" in text
+    assert f'.venv/bin/python -m pytest{workers} -m "not slow"' in text
