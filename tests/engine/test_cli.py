@@ -1,29 +1,22 @@
-"""`drill run` end to end in a subprocess: the reference recovers, doing nothing does not, and
-bad input is one located line on stderr with exit 2, never a traceback."""
+"""`drill run` end to end (in this process: tests/clikit.py): the reference recovers, doing
+nothing does not, and bad input is one located line on stderr with exit 2, never a traceback."""
 
 from __future__ import annotations
 
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
-from tests.drillkit import DEAD_RANK, REPO
+from tests.clikit import run_drill
+from tests.drillkit import DEAD_RANK
 
 LOCATED = re.compile(r"^drill: .+:\d+:\d+: \S.*$")
 
 
 def drill_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return run_drill(*args)
 
 
 @pytest.mark.slow

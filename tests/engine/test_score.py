@@ -3,14 +3,13 @@ hand from the rules in the authoring guide ("How a night is scored"), not read f
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 
 import pytest
 
 from drill.engine.scoring.outcome import Outcome
 from drill.engine.scoring.score import build_score
+from tests.clikit import run_drill
 
 REPO = __import__("pathlib").Path(__file__).resolve().parents[2]
 
@@ -226,27 +225,27 @@ def test_every_component_says_why_in_plain_english():
 WEIGHTS_NIGHTS = ("incidents/bad-data-shard.yaml", "incidents/corrupt-checkpoint.yaml")
 
 
+SHIPPED = sorted(p.name for p in (REPO / "incidents").glob("*.yaml"))
+
+
 def _drill_test(*args: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
+    # In this process (tests/clikit.py), one incident a test, so the nights spread over the
+    # suite's workers and share the run's par and floor cache.
+    done = run_drill("test", *args, timeout=1800)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "FAIL" not in done.stdout
 
 
 @pytest.mark.slow
-def test_shipped_incidents_pass_drill_test_on_the_sim():
-    _drill_test("incidents/", "--backend", "sim")
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_incidents_pass_drill_test_on_the_sim(name):
+    _drill_test(f"incidents/{name}", "--backend", "sim")
 
 
 @pytest.mark.slow
-def test_the_nights_whose_lesson_is_in_the_weights_pass_drill_test_on_the_replica():
-    _drill_test(*WEIGHTS_NIGHTS)
+@pytest.mark.parametrize("path", WEIGHTS_NIGHTS)
+def test_the_nights_whose_lesson_is_in_the_weights_pass_drill_test_on_the_replica(path):
+    _drill_test(path)
 
 
 # -- when par is no better than doing nothing, and the uncapped comparison ----------------------

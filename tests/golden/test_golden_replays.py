@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.clikit import run_drill_process
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -47,26 +48,12 @@ def test_every_golden_has_written_expectations():
 
 
 def replay(save: Path, *more: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        # --across-versions: a golden was saved by the engine of its day, and the question is
-        # whether today's engine still plays it the same (verify alone stops at line 1).
-        [
-            sys.executable,
-            "-m",
-            "drill",
-            "replay",
-            str(save),
-            "--verify",
-            "--across-versions",
-            "--json",
-            *more,
-        ],  # fmt: skip
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    # --across-versions: a golden was saved by the engine of its day, and the question is
+    # whether today's engine still plays it the same (verify alone stops at line 1).
+    # A real process each: a replica night in a process that trained before can store other
+    # checkpoint bytes (corrupt-checkpoint--reference differs when replayed after another
+    # night in the same process), and a golden is about what a fresh `drill replay` gives.
+    return run_drill_process("replay", str(save), "--verify", "--across-versions", "--json", *more)
 
 
 @pytest.mark.slow

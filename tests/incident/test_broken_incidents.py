@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import pytest
 from drill.engine.static_check import check
 from drill.incident.errors import IncidentError
 from drill.incident.loader import load_incident
+from tests.clikit import run_drill, run_drill_process
 
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = Path(__file__).resolve().parent / "broken"
@@ -53,25 +52,25 @@ def relative(path: Path) -> str:
 
 
 def drill(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        errors="replace",
-        timeout=60,
-        check=False,
-    )
+    return run_drill(*args)
 
 
 @pytest.fixture(scope="module")
 def reports() -> dict[str, subprocess.CompletedProcess]:
-    """One `drill validate FILE` per broken file, run side by side to keep the suite quick."""
-    names = sorted(EXPECTED)
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        done = pool.map(lambda name: drill("validate", relative(BROKEN / name)), names)
-        return dict(zip(names, done, strict=True))
+    """One `drill validate FILE` per broken file (in this process: see tests/clikit.py)."""
+    return {name: drill("validate", relative(BROKEN / name)) for name in sorted(EXPECTED)}
+
+
+def test_a_real_process_reports_a_broken_file_as_the_in_process_call_does(reports) -> None:
+    # The real-process sample of `drill validate`: the same exit code and the same lines.
+    name = "alias-bomb.yaml" if "alias-bomb.yaml" in EXPECTED else sorted(EXPECTED)[0]
+    there = run_drill_process("validate", relative(BROKEN / name), timeout=60)
+    here = reports[name]
+    assert (there.returncode, there.stdout, there.stderr) == (
+        here.returncode,
+        here.stdout,
+        here.stderr,
+    )
 
 
 def test_every_broken_file_has_a_row_and_every_row_a_file() -> None:

@@ -1,6 +1,7 @@
 """The instructor's loop, end to end through the real CLI: validate, schema, new, list, test.
 
-Every CLI call is a subprocess run from the repository root, the way an instructor runs it.
+Every CLI call is `drill` run from the repository root, the way an instructor runs it (in this
+process: tests/clikit.py; tests/incident/test_broken_incidents.py has a real-process sample).
 Files the tests write go to tmp_path; saves and caches go where tests/conftest.py points them.
 """
 
@@ -9,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from jsonschema import Draft202012Validator
 
 from drill.incident.loader import load_incident
 from drill.incident.yaml_source import load_yaml_file
+from tests.clikit import run_drill
 
 REPO = Path(__file__).resolve().parents[2]
 INCIDENTS = REPO / "drill" / "incidents"
@@ -28,15 +29,7 @@ REGENERATE = "run `drill schema -o drill/incidents/schema.json` and commit the r
 
 
 def drill(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    return run_drill(*args)
 
 
 def no_traceback(done: subprocess.CompletedProcess) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from drill.commands.testing import with_reference_discipline
 from drill.engine.scoring.par import measured_run, par_and_floor, score_against
 from drill.incident.library import resolve_incident
+from drill.saves_dir import cache_dir
 
 # runbook name -> (recovered, the components it may lose the most in)
 Books = dict[str, tuple[bool, set[str]]]
@@ -28,7 +29,7 @@ def check_night(
 ) -> None:
     """Play the night's reference, doing nothing and (with `graded`) every graded runbook."""
     incident = resolve_incident(name).incident
-    par, floor = par_and_floor(incident, seed, backend)
+    par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir())
     ref = score_against(incident, par, par, floor)
     nothing = score_against(incident, floor, par, floor)
     where = f"{name} seed {seed} {backend}"
@@ -42,7 +43,9 @@ def check_night(
     names = sorted(b.name for b in incident.runbooks)
     assert names == sorted(books), f"{name}: runbooks {names}, pinned {sorted(books)}"
     for book in incident.runbooks:
-        mine = measured_run(incident, seed, backend, list(book.actions), book.name)
+        mine = measured_run(
+            incident, seed, backend, list(book.actions), book.name, cache_dir=cache_dir()
+        )
         if book.discipline == "reference":
             mine = with_reference_discipline(mine, par)
         score = score_against(incident, mine, par, floor)

@@ -4,7 +4,6 @@ shipped spiral MLP, and learners' replicas refused before the night, one line, e
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from drill.engine.replica_training import ReplicaTraining
+from tests.clikit import run_drill
 from tests.drillkit import build, job_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,16 +19,9 @@ BAD = "tests.replica.learner_replicas"
 
 
 def drill(*args: str, cwd: Path = REPO, timeout: float = 600) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    # In this process (tests/clikit.py); docs/bring-your-replica.md's example is the
+    # real-process sample (tests/replica/test_bring_your_replica_doc.py).
+    return run_drill(*args, cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from drill.saves import SaveError, read_save
-from tests.clikit import REPO, run_drill
+from tests.clikit import REPO, run_drill, run_drill_process
 from tests.gloo.glookit import drill_env, marked_processes, wait_gone
+from tests.saves import play_driver
 from tests.saves.savekit import ACTIONS, records
 
 PACE = 0.15  # seconds between actions, so a kill can land between them
@@ -89,7 +90,10 @@ def uninterrupted(tmp_path_factory):
         if backend not in nights:
             save = folder / f"{backend}.jsonl"
             started = time.monotonic()
-            done = run_drill(*run_args(backend, actions), "--save", str(save), "--pace", str(PACE))
+            # A real process: its time, start-up included, is what the kills are spread over.
+            done = run_drill_process(
+                *run_args(backend, actions), "--save", str(save), "--pace", str(PACE)
+            )
             assert done.returncode == 0, done.stderr
             nights[backend] = (night_of(save), time.monotonic() - started, actions)
         return nights[backend]
@@ -108,12 +112,15 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
         rng.uniform(seconds * 0.25, seconds * 1.05),
     )
     state = saved_state(save)
+    # On the replica, a real process carries on: a replica night in a process that trained
+    # before can store other checkpoint bytes (see tests/golden/test_golden_replays.py).
+    drill = run_drill if backend == "sim" else run_drill_process
     if state == "fresh":
         save.unlink(missing_ok=True)
-        done = run_drill(*args, "--save", str(save), "--json")
+        done = drill(*args, "--save", str(save), "--json")
         assert done.returncode == 0, done.stderr
     elif state == "open":
-        done = run_drill("run", "--resume", str(save), "--actions", str(actions), "--json")
+        done = drill("run", "--resume", str(save), "--actions", str(actions), "--json")
         assert done.returncode == 0, done.stderr
         account = json.loads(done.stdout)
         assert [a["text"] for a in account["actions"]] == [
@@ -121,10 +128,10 @@ def kill_and_resume_run(tmp_path: Path, seed: int, uninterrupted, backend: str) 
         ]
         assert account["score"] == whole[-1]["score"]
     else:
-        refused = run_drill("run", "--resume", str(save), "--actions", str(actions))
+        refused = drill("run", "--resume", str(save), "--actions", str(actions))
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
     assert night_of(save) == whole
-    verified = run_drill("replay", str(save), "--verify")
+    verified = drill("replay", str(save), "--verify")
     assert verified.returncode == 0, f"{state}: {verified.stdout}{verified.stderr}"
     return state
 
@@ -172,7 +179,7 @@ def gloo_whole(tmp_path_factory):
     actions.write_text(GLOO_ACTIONS)
     save = folder / "gloo.jsonl"
     started = time.monotonic()
-    done = run_drill(
+    done = run_drill_process(  # gloo workers: the processes a real drill starts
         *GLOO_ARGS, "--actions", str(actions), "--save", str(save), "--pace", str(PACE)
     )
     assert done.returncode == 0, done.stderr
@@ -285,12 +292,17 @@ def test_a_killed_gloo_night_resumes_to_the_same_night_and_verifies(tmp_path, gl
         # SIGKILL runs no cleanup: the folder stays until the next drill sweeps it (below).
         assert left_by_kill, "the killed night had no scratch folder to leave behind"
     state = saved_state(save)
+    # Real processes after the kill too: TMPDIR and the marker must reach drill and its workers.
     if state == "fresh":
         save.unlink(missing_ok=True)
-        done = run_drill(*GLOO_ARGS, "--actions", str(actions), "--save", str(save), env=env)
+        done = run_drill_process(
+            *GLOO_ARGS, "--actions", str(actions), "--save", str(save), env=env
+        )
         assert done.returncode == 0, done.stderr
     elif state == "open":
-        done = run_drill("run", "--resume", str(save), "--actions", str(actions), "--json", env=env)
+        done = run_drill_process(
+            "run", "--resume", str(save), "--actions", str(actions), "--json", env=env
+        )
         assert done.returncode == 0, done.stderr
         account = json.loads(done.stdout)
         assert [a["result"] for a in account["actions"]] == [
@@ -298,10 +310,12 @@ def test_a_killed_gloo_night_resumes_to_the_same_night_and_verifies(tmp_path, gl
         ]
         assert account["score"] == whole[-1]["score"]
     else:
-        refused = run_drill("run", "--resume", str(save), "--actions", str(actions), env=env)
+        refused = run_drill_process(
+            "run", "--resume", str(save), "--actions", str(actions), env=env
+        )
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
     assert night_of(save) == whole
-    verified = run_drill("replay", str(save), "--verify", env=env)
+    verified = run_drill_process("replay", str(save), "--verify", env=env)
     assert verified.returncode == 0, verified.stderr
     assert "Verified" in verified.stdout
     # What the README promises: the next drill that trains the replica sweeps a killed run's
@@ -363,7 +377,10 @@ def kill_and_resume_play(tmp_path: Path, seed: int, played, backend: str) -> str
         refused = run_drill("play", "--resume", str(save), timeout=60)
         assert refused.returncode == 2 and "this night is finished" in refused.stderr
         command = None
-    if command is not None:
+    if command is not None and backend == "sim":
+        # Carried on in this process: the kill is what needs a real one.
+        assert play_driver.main(command[3:]) == 0
+    elif command is not None:  # the replica: a real process, as in kill_and_resume_run
         done = subprocess.run(
             command, cwd=REPO, capture_output=True, text=True, timeout=600, check=False
         )

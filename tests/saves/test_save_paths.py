@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -16,17 +14,9 @@ from tests.clikit import REPO, run_drill
 from tests.saves.savekit import play_night, records, write_records
 
 
-def drill_in(cwd, *args, env_extra=None):
-    """The real CLI started from another folder than the repository."""
-    return subprocess.run(
-        [sys.executable, "-m", "drill", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, **(env_extra or {})},
-        check=False,
-    )
+def drill_in(cwd, *args):
+    """The CLI run from another folder than the repository."""
+    return run_drill(*args, cwd=cwd)
 
 
 def test_a_dangling_link_in_the_saves_folder_is_skipped_not_followed(tmp_path):

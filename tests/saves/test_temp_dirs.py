@@ -18,7 +18,10 @@ from drill.engine.temp_dirs import OWNER_FILE, sweep
 from tests.clikit import REPO
 
 MAKE = (
-    "import sys, time\n"
+    "import signal, sys, time\n"
+    # Ctrl+C's KeyboardInterrupt even when started from a runner that ignores SIGINT (a
+    # background job's children inherit the ignore, and Python then leaves it).
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
     "from drill.engine.temp_dirs import make_temp_dir\n"
     "print(make_temp_dir('drill-test-'), flush=True)\n"
     "sys.stdin.readline()\n"  # the test looks at the folder, then lets go

@@ -19,6 +19,7 @@ from drill.engine.timed import parse_text
 from drill.incident.clock import NightClock
 from drill.incident.library import resolve_incident
 from drill.incident.models import Incident
+from drill.saves_dir import cache_dir
 
 
 @cache
@@ -65,14 +66,14 @@ def state_after(name: str, seed: int, lines: list[str]) -> Drill:
 def score_of(name: str, seed: int, backend: str, lines: list[str]) -> Score:
     inc = incident(name)
     parse_text("\n".join(lines), "learner", set(), templates=False)  # a learner's file, truly
-    par, floor = par_and_floor(inc, seed, backend)
-    mine = measured_run(inc, seed, backend, lines, "learner")
+    par, floor = par_and_floor(inc, seed, backend, cache_dir=cache_dir())
+    mine = measured_run(inc, seed, backend, lines, "learner", cache_dir=cache_dir())
     return score_against(inc, mine, par, floor)
 
 
 def reference_score(name: str, seed: int, backend: str) -> Score:
     inc = incident(name)
-    par, floor = par_and_floor(inc, seed, backend)
+    par, floor = par_and_floor(inc, seed, backend, cache_dir=cache_dir())
     return score_against(inc, par, par, floor)
 
 

@@ -16,6 +16,7 @@ from drill.engine.scoring.par import measured_run, par_and_floor, score_against
 from drill.engine.worse_runbooks import CLASSES, worse_runbooks
 from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
+from drill.saves_dir import cache_dir
 
 SEEDS = (1, 2, 3)
 # The nights whose lesson is in the weights: their classes are also played on the replica.
@@ -41,9 +42,9 @@ CASES = [
 def _band(name: str, kind: str, seed: int, backend: str) -> tuple[float, float, str]:
     incident = SHIPPED[name]
     book = next(b for b in worse_runbooks(list(incident.reference)) if b.kind.name == kind)
-    par, floor = par_and_floor(incident, seed, backend)
+    par, floor = par_and_floor(incident, seed, backend, cache_dir=cache_dir())
     reference = score_against(incident, par, par, floor)
-    mine = measured_run(incident, seed, backend, list(book.lines), book.name)
+    mine = measured_run(incident, seed, backend, list(book.lines), book.name, cache_dir=cache_dir())
     score = score_against(incident, mine, par, floor)
     lost = {
         c.name: round(reference.component(c.name).points - c.points, 1)

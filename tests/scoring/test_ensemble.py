@@ -9,8 +9,9 @@ import os
 
 from drill.engine.drill import Drill
 from drill.engine.scoring.par import measured_run, par_and_floor
+from drill.saves_dir import cache_dir
 from drill.sim.rng import substream
-from tests.clikit import run_drill
+from tests.clikit import run_drill, run_drill_process
 from tests.scoring.nights import facts, incident, reference_score, score_of, state_after
 from tests.scoring.test_worse_practice import _dead_rank_fix
 
@@ -91,7 +92,7 @@ def test_a_variant_where_a_line_would_be_refused_is_dropped_and_counted():
     d = state_after("dead-rank", 1, lines)
     others = sorted(n for n, j in d.world.jobs.items() if not j.yours and j.submitted)[-3:]
     lines += [f"+0s status {job}" for job in others]
-    mine = measured_run(incident("dead-rank"), 1, "sim", lines, "learner")
+    mine = measured_run(incident("dead-rank"), 1, "sim", lines, "learner", cache_dir=cache_dir())
     expected = mine.expected["collateral"]
     assert expected["dropped"] >= 1
     assert expected["nights"] == nights() - expected["dropped"]
@@ -102,7 +103,7 @@ def test_a_variant_where_a_line_would_be_refused_is_dropped_and_counted():
 
 
 def test_par_and_floor_carry_their_own_expectations():
-    par, floor = par_and_floor(incident("dead-rank"), 2, "sim")
+    par, floor = par_and_floor(incident("dead-rank"), 2, "sim", cache_dir=cache_dir())
     assert par.expected["collateral"]["nights"] >= 2
     # Nobody acting has no line to refuse; its own risk (a paged node left schedulable) counts.
     assert floor.expected["collateral"]["nights"] == nights()
@@ -116,7 +117,7 @@ def test_the_same_night_scores_the_same_in_another_process(tmp_path):
     actions.write_text("\n".join(lines) + "\n")
     save = str(tmp_path / "night.jsonl")
     for hash_seed in ("0", "4242"):
-        done = run_drill(
+        done = run_drill_process(  # real processes: each its own hash seed
             *("run", "dead-rank", "--backend", "sim", "--seed", "2", "--json"),
             *("--actions", str(actions), "--save", save + hash_seed),
             env={**os.environ, "PYTHONHASHSEED": hash_seed},

@@ -19,6 +19,7 @@ from drill.engine.scoring.outcome import Outcome
 from drill.engine.scoring.par import measured_run, par_and_floor, play_lines, score_against
 from drill.engine.scoring.score import UNINFORMED_CEILING, _judgement_caps
 from drill.faults import KINDS
+from drill.saves_dir import cache_dir
 from tests.scoring.nights import facts, incident, reference_score
 
 MARGIN = 10.0
@@ -26,12 +27,12 @@ SEEDS = (1, 2)
 
 
 def _outcome(name: str, seed: int, lines: list[str]) -> Outcome:
-    return measured_run(incident(name), seed, "sim", lines, "learner")
+    return measured_run(incident(name), seed, "sim", lines, "learner", cache_dir=cache_dir())
 
 
 def _score(name: str, seed: int, lines: list[str]):
     inc = incident(name)
-    par, floor = par_and_floor(inc, seed, "sim")
+    par, floor = par_and_floor(inc, seed, "sim", cache_dir=cache_dir())
     return score_against(inc, _outcome(name, seed, lines), par, floor)
 
 

@@ -19,6 +19,7 @@ import re
 import pytest
 
 from drill.engine.scoring.par import reference_actions
+from drill.saves_dir import cache_dir
 from tests.scoring.nights import incident, reference_score, score_of, state_after
 
 SEEDS = (1, 2, 3)
@@ -27,7 +28,10 @@ MARGIN = 10.0
 
 def concrete(name: str, seed: int) -> list[str]:
     """The reference as the engine played it at this seed: every line at its real time."""
-    return [f"{a['clock']} {a['text']}" for a in reference_actions(incident(name), seed, "sim")]
+    return [
+        f"{a['clock']} {a['text']}"
+        for a in reference_actions(incident(name), seed, "sim", cache_dir=cache_dir())
+    ]
 
 
 def _text(line: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 
 from drill.engine.scoring.par import reference_actions
+from drill.saves_dir import cache_dir
 from tests.scoring.nights import (
     facts,
     incident,
@@ -32,7 +33,10 @@ BLIND_RESTART_FAILS = {"dead-rank", "full-disk"}
 
 def concrete_reference(name: str, seed: int, backend: str) -> list[str]:
     """The reference as a learner would type it at this seed: its real times and names."""
-    return [f"{a['clock']} {a['text']}" for a in reference_actions(incident(name), seed, backend)]
+    return [
+        f"{a['clock']} {a['text']}"
+        for a in reference_actions(incident(name), seed, backend, cache_dir=cache_dir())
+    ]
 
 
 def reference_late(name: str, seed: int, backend: str, minutes: float = 30) -> list[str]:

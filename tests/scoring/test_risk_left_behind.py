@@ -17,6 +17,7 @@ import pytest
 from drill.engine.drill import Drill
 from drill.engine.scoring.par import measured_run, par_and_floor, reference_actions
 from drill.incident.clock import NightClock
+from drill.saves_dir import cache_dir
 from tests.scoring.nights import facts, incident, reference_score, score_of
 
 MARGIN = 10.0
@@ -26,8 +27,10 @@ SEEDS = [1, 2, 3]
 def _reference(name: str, seed: int) -> list[str]:
     """The reference's lines as the engine played them: concrete names, first line at its
     clock and the rest following on, as a learner's file would have them."""
-    played = [a["text"] for a in reference_actions(incident(name), seed, "sim")]
-    first = reference_actions(incident(name), seed, "sim")[0]["clock"]
+    played = [
+        a["text"] for a in reference_actions(incident(name), seed, "sim", cache_dir=cache_dir())
+    ]
+    first = reference_actions(incident(name), seed, "sim", cache_dir=cache_dir())[0]["clock"]
     return [f"{first} {played[0]}", *(f"+0s {text}" for text in played[1:])]
 
 
@@ -91,9 +94,16 @@ def test_risk_grows_with_the_time_the_node_was_offered(seed):
     """Put back for 20 minutes or for 40: the second costs twice the first, beyond the
     reference's own minute between the look and the drain."""
     inc = incident("thermal-straggler")
-    par, _ = par_and_floor(inc, seed, "sim")
+    par, _ = par_and_floor(inc, seed, "sim", cache_dir=cache_dir())
     short, long = (
-        measured_run(inc, seed, "sim", thermal_uncordoned(seed, drain_after=f"+{m}m"), "learner")
+        measured_run(
+            inc,
+            seed,
+            "sim",
+            thermal_uncordoned(seed, drain_after=f"+{m}m"),
+            "learner",
+            cache_dir=cache_dir(),
+        )
         for m in (20, 40)
     )
     extra_short = short.risk_gpu_seconds - par.risk_gpu_seconds
@@ -119,8 +129,12 @@ def test_a_node_never_shown_broken_costs_nothing(seed):
     """The same exclusion, once with a look that showed the throttled GPU and once without:
     only the node the learner could see is risk left behind."""
     inc = incident("thermal-straggler")
-    blind = measured_run(inc, seed, "sim", _thermal_blind(seed, look=False), "learner")
-    seen = measured_run(inc, seed, "sim", _thermal_blind(seed, look=True), "learner")
+    blind = measured_run(
+        inc, seed, "sim", _thermal_blind(seed, look=False), "learner", cache_dir=cache_dir()
+    )
+    seen = measured_run(
+        inc, seed, "sim", _thermal_blind(seed, look=True), "learner", cache_dir=cache_dir()
+    )
     assert blind.risk_gpu_seconds == 0.0
     assert not [h for h in blind.harms if h[1] == "risk"]
     assert seen.risk_gpu_seconds > 0
@@ -152,7 +166,9 @@ def test_other_teams_slowed_on_a_throttled_gpu_put_back_count_once():
     inc = incident("thermal-straggler")
     slowed_nights = 0
     for seed in SEEDS:
-        night = measured_run(inc, seed, "sim", thermal_uncordoned(seed), "learner")
+        night = measured_run(
+            inc, seed, "sim", thermal_uncordoned(seed), "learner", cache_dir=cache_dir()
+        )
         risk = sum(h[2] for h in night.harms if h[1] == "risk")
         slowed = sum(h[2] for h in night.harms if h[1] == "slowed")
         assert risk + slowed == pytest.approx(max(risk, night.slowed_gpu_seconds), abs=1.0)

@@ -14,6 +14,7 @@ from drill.engine.drill import Drill
 from drill.engine.scoring.discipline import discipline_value
 from drill.engine.scoring.par import measured_run, par_and_floor, score_against
 from drill.engine.scoring.score import build_score, grade_of
+from drill.saves_dir import cache_dir
 from tests.engine.test_score import FLOOR, PAR, outcome
 from tests.scoring.nights import facts, incident, reference_score, score_of
 
@@ -87,7 +88,12 @@ def test_skipping_100_steps_of_data_when_30_were_bad_costs_the_steps(seed):
     ref = reference_score("bad-data-shard", seed, "sim")
     assert mine.total <= ref.total - MARGIN, _shown(mine)
     outcome_ = measured_run(
-        incident("bad-data-shard"), seed, "sim", _bad_data_shard(seed, "111-210"), "learner"
+        incident("bad-data-shard"),
+        seed,
+        "sim",
+        _bad_data_shard(seed, "111-210"),
+        "learner",
+        cache_dir=cache_dir(),
     )
     assert outcome_.skipped_steps == 70  # 111-210 skipped, 111-140 bad
     assert "70 steps of good data skipped" in mine.component("progress").why
@@ -110,14 +116,21 @@ def test_gpus_held_beyond_the_need_while_others_queue_are_harm():
         "03:00 set llm-pretrain ckpt-on-sigterm yes",
         "03:05 restart llm-pretrain --world 32",
     ]
-    mine = measured_run(incident("preempted-job"), 2, "sim", lines, "learner")
+    mine = measured_run(
+        incident("preempted-job"), 2, "sim", lines, "learner", cache_dir=cache_dir()
+    )
     assert mine.extra_gpu_seconds > 0
-    par, floor = par_and_floor(incident("preempted-job"), 2, "sim")
+    par, floor = par_and_floor(incident("preempted-job"), 2, "sim", cache_dir=cache_dir())
     score = score_against(incident("preempted-job"), mine, par, floor)
     assert "beyond the 16 GPUs it needs" in score.component("collateral").why
     # The same restart at the job's own size, played like any night: less harm, on average too.
     own = measured_run(
-        incident("preempted-job"), 2, "sim", [lines[0], "03:05 restart llm-pretrain"], "learner"
+        incident("preempted-job"),
+        2,
+        "sim",
+        [lines[0], "03:05 restart llm-pretrain"],
+        "learner",
+        cache_dir=cache_dir(),
     )
     fair = score_against(incident("preempted-job"), own, par, floor)
     assert own.extra_gpu_seconds == 0
@@ -191,11 +204,16 @@ def test_on_sim_a_finished_job_says_its_step_was_counted_not_measured():
 def test_no_response_to_a_real_page_is_not_discipline():
     """Doing nothing through full-disk's pages earns no looks part, and a plan-only night that
     kept the pages away does not beat the reference's own discipline."""
-    par, floor = par_and_floor(incident("full-disk"), 1, "sim")
+    par, floor = par_and_floor(incident("full-disk"), 1, "sim", cache_dir=cache_dir())
     assert floor.pages_due and not floor.changes
     assert floor.discipline < 0.5  # looks (half) and pages (a quarter) both missed
     plan_only = measured_run(
-        incident("full-disk"), 1, "sim", ["03:00 set llm-pretrain ckpt-keep 2"], "learner"
+        incident("full-disk"),
+        1,
+        "sim",
+        ["03:00 set llm-pretrain ckpt-keep 2"],
+        "learner",
+        cache_dir=cache_dir(),
     )
     assert plan_only.discipline < par.discipline
 

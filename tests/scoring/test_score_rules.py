@@ -4,9 +4,6 @@ templates kept from learners, and a `drill test` that can fail."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 import yaml
 
@@ -14,6 +11,8 @@ from drill.engine.drill import Drill
 from drill.engine.headless import play
 from drill.engine.scoring.par import measure_drill, measured_run, par_and_floor, score_against
 from drill.engine.timed import ActionsFileError, load_file, parse_text
+from drill.saves_dir import cache_dir
+from tests.clikit import run_drill
 from tests.drillkit import REPO, build, job_spec
 from tests.scoring.nights import incident, reference_score
 
@@ -25,8 +24,8 @@ def _night(incident_, lines, seed=1, backend="sim"):
 
 
 def _score(incident_, lines, *, seed=1, backend="sim"):
-    par, floor = par_and_floor(incident_, seed, backend)
-    mine = measured_run(incident_, seed, backend, lines, "mine")
+    par, floor = par_and_floor(incident_, seed, backend, cache_dir=cache_dir())
+    mine = measured_run(incident_, seed, backend, lines, "mine", cache_dir=cache_dir())
     return score_against(incident_, mine, par, floor), mine
 
 
@@ -126,7 +125,7 @@ def test_harm_to_another_team_costs_in_proportion_even_with_a_heavy_weight():
     lines = ["03:27 ack all", "+0s queue", "+0s priority llm-pretrain urgent", "+0s note raised"]
     for seed in (1, 2):
         score, outcome = _score(preempted, lines, seed=seed)
-        par, floor = par_and_floor(preempted, seed, "sim")
+        par, floor = par_and_floor(preempted, seed, "sim", cache_dir=cache_dir())
         ref = score_against(preempted, par, par, floor)
         assert score.grade != "A" and score.total <= ref.total - 10, score.total
         assert score.component("collateral").points < 0
@@ -183,7 +182,7 @@ def test_restarting_behind_a_flapping_leaf_trains_slowly_and_scores_low():
     )
     back = ["03:25 status train", "+0s restart train --from latest", "+0s note restarted"]
     score, outcome = _score(incident_, back)
-    par, floor = par_and_floor(incident_, 1, "sim")
+    par, floor = par_and_floor(incident_, 1, "sim", cache_dir=cache_dir())
     ref = score_against(incident_, par, par, floor)
     assert ref.total - score.total >= 10, (score.total, ref.total)
 
@@ -204,24 +203,7 @@ def test_a_learners_actions_file_cannot_name_what_a_fault_chose(tmp_path):
 def test_the_cli_refuses_a_template_in_an_actions_file_with_a_located_line(tmp_path):
     path = tmp_path / "mine.actions"
     path.write_text("{fault.gpu-dies.time}+5m status llm-pretrain\n")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "drill",
-            "run",
-            "dead-rank",
-            "--backend",
-            "sim",
-            "--actions",
-            str(path),
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_drill("run", "dead-rank", "--backend", "sim", "--actions", str(path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"{path}:1:1:" in done.stderr and "templates are for" in done.stderr
 
@@ -247,14 +229,7 @@ def test_drill_test_fails_when_the_reference_is_worse_than_a_graded_runbook(tmp_
     data["reference"], data["runbooks"][0]["actions"] = bad, good
     path = tmp_path / "swapped.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", str(path), "--backend", "sim"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_drill("test", str(path), "--backend", "sim")
     assert done.returncode == 1, done.stdout
     assert "FAIL dead-rank seed 1 reference is best: the reference" in done.stdout
     assert "does not beat: restart-from-scratch" in done.stdout
@@ -265,14 +240,7 @@ def test_drill_test_fails_a_reference_line_the_engine_refuses(tmp_path):
     data["reference"].insert(1, "+0s release tiny-train")  # parses, but it is not held
     path = tmp_path / "refused.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    done = subprocess.run(
-        [sys.executable, "-m", "drill", "test", str(path), "--backend", "sim"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    done = run_drill("test", str(path), "--backend", "sim")
     assert done.returncode == 1
     assert "FAIL tutorial seed 1 reference" in done.stdout
 
@@ -321,9 +289,16 @@ def test_a_graded_runbook_is_scored_with_the_references_pages_and_notes():
     from drill.commands.testing import with_reference_discipline
 
     dead_rank = incident("dead-rank")
-    par, floor = par_and_floor(dead_rank, 1, "sim")
+    par, floor = par_and_floor(dead_rank, 1, "sim", cache_dir=cache_dir())
     bare = dead_rank.runbooks[0].actions[1:]  # the same runbook without its `ack all`
-    mine = measured_run(dead_rank, 1, "sim", [f"03:31 {bare[0].split(' ', 1)[1]}", *bare[1:]], "x")
+    mine = measured_run(
+        dead_rank,
+        1,
+        "sim",
+        [f"03:31 {bare[0].split(' ', 1)[1]}", *bare[1:]],
+        "x",
+        cache_dir=cache_dir(),
+    )
     assert mine.pages_acked_in_time < par.pages_acked_in_time and mine.notes == 0
     judged = with_reference_discipline(mine, par)
     assert (judged.pages_due, judged.pages_acked_in_time, judged.notes) == (
