@@ -176,3 +176,10 @@ class BadNumbers(Tiny):
 
 def bad_numbers(settings):
     return BadNumbers(settings)
+
+
+def slow_raiser(settings):
+    """Fails like `raiser`, but only after a second: long enough for a learner to press Enter
+    on the briefing while the cluster is still getting ready."""
+    time.sleep(1.0)
+    raise RuntimeError("my factory is broken: no GPU found")

@@ -80,9 +80,11 @@ class BriefingScreen(Screen):
         if driver is None:
             return
         if driver.error:
-            # The error can quote the save being resumed.
+            # The error can quote the save being resumed. Start cannot start anything now, so
+            # it becomes the way back; Quit stays beside it.
             why = visible(f"Could not start the night: {driver.error}")
             status.update(Text(why, style="bold red"))
+            self.query_one("#start", Button).label = "Back to the incidents (Enter)"
         elif driver.warm:
             status.update(Text("Ready. Press Enter to start your shift.", style="green"))
         else:
@@ -90,6 +92,7 @@ class BriefingScreen(Screen):
 
     def action_start(self) -> None:
         if self.app.driver is not None and self.app.driver.error:
+            self.app.action_picker()
             return
         self.app.after_briefing()
 
