@@ -38,6 +38,15 @@ def reflow(text: str) -> str:
     return "\n".join(out)
 
 
+def meta_line(incident, seed: int) -> str:
+    """`dead-rank, easy, about 10 minutes, seed 1`; the tutorial's level is its name, said once."""
+    words = [incident.id]
+    if incident.difficulty != incident.id:
+        words.append(incident.difficulty)
+    words += [f"about {incident.estimated_minutes} minutes", f"seed {seed}"]
+    return ", ".join(words)
+
+
 class BriefingScreen(Screen):
     BINDINGS = bindings("briefing")
 
@@ -52,10 +61,7 @@ class BriefingScreen(Screen):
             yield Static(lesson_text(), id="lesson")
             title = Text()
             title.append(f"Tonight: {incident.title}\n", style="bold")
-            title.append(
-                f"{incident.id}, {incident.difficulty}, about {incident.estimated_minutes} minutes, seed {self.spec.seed}\n",
-                style="grey62",
-            )
+            title.append(meta_line(incident, self.spec.seed) + "\n", style="grey62")
             title.append("\n" + reflow(incident.briefing))
             yield Static(title, id="situation")
             if self.resumed:
