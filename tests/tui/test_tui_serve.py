@@ -140,6 +140,18 @@ def test_a_command_typed_in_the_browser_runs_in_the_night_and_is_saved(server, t
         browser.quit()
 
 
+def test_the_page_has_a_title_and_asks_no_other_site(server):
+    """The tab says what it is, and the page loads nothing from outside this machine."""
+    import urllib.request
+
+    url, _ = server
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        page = answer.read().decode()
+    assert "<title>3am Drill</title>" in page
+    assert "fonts.googleapis.com" not in page
+    assert 'src="https://' not in page and 'href="https://' not in page
+
+
 def test_the_command_each_tab_runs_is_drill_play_with_the_same_flags():
     from drill.cli import build_parser
 
