@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import signal
 import sys
@@ -226,7 +227,7 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     command = args.command or "play"
     if args.command is None:
         args = parser.parse_args(["play"])
@@ -261,6 +262,43 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:  # None: the handler was not set from Python
             signal.signal(signal.SIGTERM, previous)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """parse_args, but a word the command does not take is refused by that command's own
+    parser (its usage, not drill's whole list) with a did-you-mean: `--sped` asks about
+    `--speed`, a second incident says that a command takes one."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = _subparsers(parser).get(args.command or "", parser)
+        command.error(_unrecognized(command, extra, args))
+    return args
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _unrecognized(
+    command: argparse.ArgumentParser, extra: list[str], args: argparse.Namespace
+) -> str:
+    hints = []
+    flags = [flag for action in command._actions for flag in action.option_strings]
+    for word in extra:
+        if word.startswith("-"):
+            close = difflib.get_close_matches(word.partition("=")[0], flags, n=1, cutoff=0.6)
+            if close:
+                hints.append(f"did you mean {close[0]}?")
+        elif getattr(args, "incident", None) and not hints:
+            hints.append(
+                f"`{command.prog}` takes one incident and already has {args.incident!r};"
+                " play them one at a time"
+            )
+    said = f"unrecognized arguments: {' '.join(extra)}"
+    return "; ".join([said, *hints])
 
 
 class Terminated(BaseException):

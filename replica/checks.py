@@ -155,6 +155,8 @@ def _build(trainer_cls, replica: LoadedReplica, world: int):
 def _step(trainer, name: str, number: int) -> float:
     try:
         loss = trainer.train_step()
+    except ReplicaRefused:  # the learner's method raised; it says which already
+        raise
     except Exception as exc:
         raise ReplicaRefused(
             f"replica {name}: training step {number} failed ({type(exc).__name__}: {exc})"
@@ -192,6 +194,8 @@ def _check_batches(replica: LoadedReplica, torch) -> None:
         again = replica.batch(0, 0, g)
         head = replica.batch(0, 0, cut)
         tail = replica.batch(0, cut, g) if cut < g else None
+    except ReplicaRefused:
+        raise
     except Exception as exc:
         raise ReplicaRefused(
             f"replica {name}: batch(0, 0, {g}) failed ({type(exc).__name__}: {exc})"

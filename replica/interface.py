@@ -234,9 +234,20 @@ def load_replica(
     factory = resolve_factory(ref, from_here=is_code_ref(choice) and ref not in BUILTIN.values())
     try:
         impl = factory(dict(given))
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError) as exc:  # the settings refused, in the factory's words
         raise ReplicaRefused(f"replica {short_name(ref)}: {exc}") from exc
+    except Exception as exc:  # the learner's code broke: its line, not drill's traceback
+        raise ReplicaRefused(
+            f"replica {short_name(ref)}: its factory raised {raised(exc)}; fix the factory so"
+            " it returns the replica object (see docs/bring-your-replica.md)"
+        ) from exc
     return LoadedReplica(choice or ref, given, impl, config_hash=config_hash)
+
+
+def raised(exc: BaseException) -> str:
+    """`RuntimeError: no GPU found`: what a learner's code raised, on one line."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 class LoadedReplica:
@@ -256,6 +267,23 @@ class LoadedReplica:
         self.choice = str(ref).strip()  # as chosen: a name, or module:factory
         self.ref = canonical_ref(ref)
         self.impl = impl
+        # A shipped replica that raises is a bug in drill (exit 70); a learner's is theirs to
+        # fix, so what their code raises becomes one line naming it (exit 2).
+        self.learners = self.ref not in BUILTIN.values()
+        try:
+            self._read(impl, settings, config_hash)
+        except ReplicaRefused:
+            raise
+        except Exception as exc:
+            if not self.learners:
+                raise
+            raise ReplicaRefused(
+                f"replica {short_name(self.ref)}: reading its attributes raised {raised(exc)};"
+                " fix it so global_batch, ranks, settings and the other attributes are plain values"
+                " (see docs/bring-your-replica.md)"
+            ) from exc
+
+    def _read(self, impl: Any, settings: Mapping[str, Any], config_hash: str | None) -> None:
         check_interface(impl, short_name(self.ref))
         self.global_batch = int(impl.global_batch)
         self.ranks = int(impl.ranks)
@@ -279,21 +307,49 @@ class LoadedReplica:
         self.close_threshold = float(threshold)
         self.config_hash = config_hash or self._identity_hash()
 
-    # The four calls the trainer makes. Thin on purpose: no per-step overhead worth measuring.
+    # The four calls the trainer makes. Thin on purpose: no per-step overhead worth measuring
+    # (a try costs nothing until something raises).
     def build_model(self) -> Any:
-        return self.impl.build_model()
+        try:
+            return self.impl.build_model()
+        except Exception as exc:
+            self._broke("build_model()", exc)
+            raise
 
     def make_optimizer(self, model: Any) -> Any:
-        return self.impl.make_optimizer(model)
+        try:
+            return self.impl.make_optimizer(model)
+        except Exception as exc:
+            self._broke("make_optimizer(model)", exc)
+            raise
 
     def batch(self, step: int, start: int, stop: int) -> tuple[Any, ...]:
-        out = self.impl.batch(step, start, stop)
+        try:
+            out = self.impl.batch(step, start, stop)
+        except Exception as exc:
+            self._broke(f"batch({step}, {start}, {stop})", exc)
+            raise
         if isinstance(out, tuple):
             return out
         return tuple(out) if isinstance(out, list) else (out,)
 
     def loss(self, model: Any, batch: tuple[Any, ...]) -> Any:
-        return self.impl.loss(model, batch)
+        try:
+            return self.impl.loss(model, batch)
+        except Exception as exc:
+            self._broke("loss(model, batch)", exc)
+            raise
+
+    def _broke(self, call: str, exc: Exception) -> None:
+        """The learner's method raised: one line naming the replica, the call and the fix. A
+        shipped replica's exception goes on as it is (a bug in drill, exit 70)."""
+        if not self.learners or isinstance(exc, ReplicaRefused):
+            return
+        method = call.partition("(")[0]
+        raise ReplicaRefused(
+            f"replica {short_name(self.ref)}: {call} raised {raised(exc)}; fix {method}() in"
+            " your replica (docs/bring-your-replica.md says what it must return)"
+        ) from exc
 
     def spec(self) -> dict[str, Any]:
         """Plain data (crosses a process spawn): load_replica(**spec) builds the same replica,

@@ -96,10 +96,20 @@ def resolve_with_suggestion(name: str):
         if Path(name).exists():
             raise
         close = close_incident(name)
-        if close is None:
+        if looks_like_a_name(name):
+            # `dead-rnak` is a misspelt id, not a file: no file:1:1 for a name typed by hand.
+            first = f"no incident named {name!r} (and no file by that name)"
+        elif close is None:
             raise
-        first = str(exc).splitlines()[0]
-        raise UserError(f"{first}; did you mean `{close}`? `drill list` shows them all") from None
+        else:
+            first = str(exc).splitlines()[0]
+        guess = f"; did you mean `{close}`?" if close else ";"
+        raise UserError(f"{first}{guess} `drill list` shows them all") from None
+
+
+def looks_like_a_name(name: str) -> bool:
+    """An id typed by hand: no folder and no YAML suffix."""
+    return "/" not in name and "\\" not in name and not name.endswith((".yaml", ".yml"))
 
 
 def close_incident(name: str) -> str | None:

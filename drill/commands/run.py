@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from drill.commands.play import resolve_with_suggestion
 from drill.commands.printing import print_json, say
 from drill.engine import timed
 from drill.engine.account import account, render_text
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
                 )
             check_ranks(args.ranks)
             check_seed(args.seed)
-            loaded = choose_replica(resolve_incident(args.incident), getattr(args, "replica", None))
+            loaded = choose_replica(
+                resolve_with_suggestion(args.incident), getattr(args, "replica", None)
+            )
     except OptionError as exc:
         raise UserError(str(exc)) from None
     incident = loaded.incident

@@ -11,16 +11,20 @@ a page on another site open in the same browser cannot start one.
 from __future__ import annotations
 
 import argparse
+import errno
 import shlex
+import socket
 import sys
 
 from drill.commands.play import app_options
+from drill.errors import UserError
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def serve(args: argparse.Namespace) -> int:
     app_options(args)  # the same checks as `drill play`, before the server starts
+    check_port(args.host, args.port)
     command = play_command(args)
     if args.host not in LOCAL_HOSTS:
         print(
@@ -40,6 +44,38 @@ def serve(args: argparse.Namespace) -> int:
     )
     server.serve()
     return 0
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, as one line, a port the server could not listen on, before it tries: the
+    default 8000 is often taken on a learner's machine, and the server's own failure is a
+    traceback. Bound with SO_REUSEADDR, as the server binds, so a port some closed connection
+    still holds is not refused. Someone may take the port between here and the server's bind;
+    that rare race still ends in the server's own error."""
+    if not 1 <= port <= 65535:
+        raise UserError(f"--port {port}: a port is a number from 1 to 65535; try --port 8001")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise UserError(
+            f"--host {host}: not an address this machine can listen on ({exc.strerror});"
+            " drop --host to serve on 127.0.0.1"
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise UserError(
+                    f"--port {port}: something else is already listening on {host}:{port};"
+                    f" stop it, or pass another port, like --port {port + 1 if port < 65535 else 8001}"
+                ) from None
+            raise UserError(
+                f"--host {host} --port {port}: cannot listen there ({exc.strerror or exc});"
+                " pick another port with --port, or drop --host to serve on 127.0.0.1"
+            ) from None
 
 
 def play_command(args: argparse.Namespace) -> str:

@@ -13,6 +13,8 @@ sends one), so it is let through: whoever can run a program here can run drill a
 
 from __future__ import annotations
 
+import html
+import re
 from urllib.parse import urlsplit
 
 from aiohttp import web
@@ -53,12 +55,29 @@ def origin_allowed(header: str | None, allowed: frozenset[Origin]) -> bool:
     return parse_origin(header) in allowed
 
 
+# textual-serve's page has no <title> (the tab shows the URL) and asks fonts.googleapis.com
+# for its font, which a learner offline or behind a proxy waits on; its CSS falls back to the
+# local monospace font without it.
+FONT_LINK = re.compile(r'\s*<link\s+rel="stylesheet"\s+href="https://fonts\.googleapis\.com[^>]*>')
+
+
 class OriginCheckedServer(Server):
-    """textual-serve's server, with the websocket upgrade refused for a foreign origin."""
+    """textual-serve's server, with the websocket upgrade refused for a foreign origin, and its
+    page given a title and no request to another site."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.allowed_origins = allowed_origins(self.public_url, self.port)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        response = await super().handle_index(request)
+        page = FONT_LINK.sub("", response.text, count=1)
+        if "<title>" not in page:
+            page = page.replace(
+                "<head>", f"<head>\n    <title>{html.escape(self.title)}</title>", 1
+            )
+        response.text = page
+        return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         origin = request.headers.get("Origin")

@@ -148,6 +148,7 @@ class DrillApp(App[int]):
             type(screen).__name__ == "BriefingScreen"
             and self.driver is not None
             and self.driver.spec is screen.spec
+            and not self.driver.error  # back from a night that could not start: no retry
         ):
             self.driver.warm_up()
 
@@ -185,8 +186,17 @@ class DrillApp(App[int]):
         """The night starts here: the session, and with it the save."""
         from drill.tui.screens.night import NightScreen
 
+        if self.driver.error:  # it failed while the plan was on screen: the briefing says why
+            self._back_to_briefing()
+            return
         self.driver.open()
         self._show(NightScreen(self.driver, self.pacing, plan))
+
+    def _back_to_briefing(self) -> None:
+        from drill.tui.screens.briefing import BriefingScreen
+
+        spec = self.driver.spec
+        self._show(BriefingScreen(spec, resumed=spec.resume is not None))
 
     def open_debrief(self) -> None:
         from drill.tui.screens.debrief import DebriefScreen
@@ -335,6 +345,13 @@ class DrillApp(App[int]):
             return
         if self.driver is not None:
             self.driver.error = message.text
+            if not self.driver.ready and (
+                self._screen("NightScreen") is not None or self._screen("PlanScreen") is not None
+            ):
+                # Enter came while the cluster was getting ready, and it never got there: a
+                # night screen would wait forever. The briefing shows the line and the way out.
+                self._back_to_briefing()
+                return
         for screen in self.screen_stack:
             if type(screen).__name__ == "BriefingScreen":
                 screen.refresh_status()

@@ -155,7 +155,10 @@ class NightDriver:
                     finally:
                         spare.close()
                 except Exception as exc:  # the replica cannot run here: say so on screen
-                    self._post(SessionFailed(_one_line(exc)))
+                    # Set here, not only on the event loop: an `open` waiting on the lock
+                    # must not try the same replica again.
+                    self.error = _one_line(exc)
+                    self._post(SessionFailed(self.error))
                     return
             self._post(BaselineReady(self.baseline))
         elif self.spec.backend == "gloo":
@@ -168,7 +171,7 @@ class NightDriver:
     def _open(self) -> None:
         worker = get_current_worker()
         with self.lock:
-            if self.closed or worker.is_cancelled:
+            if self.closed or worker.is_cancelled or self.error:
                 return
             try:
                 session = open_session(self.spec)

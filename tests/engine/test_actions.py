@@ -40,6 +40,7 @@ CASES = [
     ("wait 13h", "wait between 1s and 12h"),
     ("restart train --world many", "--world must be a whole number"),
     ("restart train --from 99999", "--from step must be between 0 and 200"),
+    ("restart train --from latets", "--from step must be a step number, latest or scratch"),
     ("set train ckpt-every 0", "ckpt-every must be between 1 and 100000, got 0"),
     ("set train verify-on-resume maybe", "verify-on-resume takes yes or no"),
     ("ckpt verify train abc", "step must be a whole number"),

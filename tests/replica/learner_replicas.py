@@ -146,3 +146,40 @@ def hidden_state(settings):
 
 
 NOT_A_FACTORY = 42
+
+
+def raiser(settings):
+    """A factory that fails the way a learner's does at 3am: not a settings error."""
+    raise RuntimeError("my factory is broken: no GPU found")
+
+
+class BreaksLater(Tiny):
+    """Passes the checks, then its data runs out while the baseline warms up."""
+
+    def batch(self, step, start, stop):
+        if step >= 10:
+            raise KeyError("shard 7 is missing")
+        return super().batch(step, start, stop)
+
+
+def breaks_later(settings):
+    return BreaksLater(settings)
+
+
+class BadNumbers(Tiny):
+    """An attribute the game reads that raises when read."""
+
+    @property
+    def ranks(self):
+        raise RuntimeError("ranks are decided at run time")
+
+
+def bad_numbers(settings):
+    return BadNumbers(settings)
+
+
+def slow_raiser(settings):
+    """Fails like `raiser`, but only after a second: long enough for a learner to press Enter
+    on the briefing while the cluster is still getting ready."""
+    time.sleep(1.0)
+    raise RuntimeError("my factory is broken: no GPU found")

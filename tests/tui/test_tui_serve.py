@@ -140,6 +140,18 @@ def test_a_command_typed_in_the_browser_runs_in_the_night_and_is_saved(server, t
         browser.quit()
 
 
+def test_the_page_has_a_title_and_asks_no_other_site(server):
+    """The tab says what it is, and the page loads nothing from outside this machine."""
+    import urllib.request
+
+    url, _ = server
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        page = answer.read().decode()
+    assert "<title>3am Drill</title>" in page
+    assert "fonts.googleapis.com" not in page
+    assert 'src="https://' not in page and 'href="https://' not in page
+
+
 def test_the_command_each_tab_runs_is_drill_play_with_the_same_flags():
     from drill.cli import build_parser
 
@@ -158,6 +170,26 @@ def test_bad_input_stops_before_the_server(capsys):
     assert main(["serve", "dead-rnak", "--backend", "sim"]) == 2
     assert "did you mean `dead-rank`" in capsys.readouterr().err
     assert main(["serve", "tutorial", "--speed", "9000"]) == 2
+
+
+def test_a_busy_or_impossible_port_is_one_line_before_the_server(capsys):
+    """The default 8000 is often taken: say which port and what to do, exit 2, no traceback."""
+    from drill.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        assert main(["serve", "dead-rank", "--backend", "sim", "--port", str(busy)]) == 2
+        err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"drill: --port {busy}: "), err
+        assert f"127.0.0.1:{busy}" in lines[0] and f"--port {busy + 1}" in lines[0], err
+    for port in ("99999", "-1", "0"):
+        assert main(["serve", "dead-rank", "--backend", "sim", "--port", port]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"drill: --port {port}: a port is a number from 1 to 65535"), err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_another_address_than_127_0_0_1_warns_first(tmp_path):

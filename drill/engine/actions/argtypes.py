@@ -59,6 +59,10 @@ def _keep(text: str, what: str, earlier: Mapping[str, Any]) -> int:
 def _resume_point(text: str, what: str, earlier: Mapping[str, Any]) -> int | str:
     if text in ("latest", "scratch"):
         return text
+    try:
+        int(text)
+    except ValueError:  # `latets`: the words are allowed too, so say them
+        raise Reject(f"{what} must be a step number, latest or scratch, got {text!r}") from None
     return whole_number(text, what, -(10**9), 10**9)
 
 

@@ -38,6 +38,15 @@ def reflow(text: str) -> str:
     return "\n".join(out)
 
 
+def meta_line(incident, seed: int) -> str:
+    """`dead-rank, easy, about 10 minutes, seed 1`; the tutorial's level is its name, said once."""
+    words = [incident.id]
+    if incident.difficulty != incident.id:
+        words.append(incident.difficulty)
+    words += [f"about {incident.estimated_minutes} minutes", f"seed {seed}"]
+    return ", ".join(words)
+
+
 class BriefingScreen(Screen):
     BINDINGS = bindings("briefing")
 
@@ -52,10 +61,7 @@ class BriefingScreen(Screen):
             yield Static(lesson_text(), id="lesson")
             title = Text()
             title.append(f"Tonight: {incident.title}\n", style="bold")
-            title.append(
-                f"{incident.id}, {incident.difficulty}, about {incident.estimated_minutes} minutes, seed {self.spec.seed}\n",
-                style="grey62",
-            )
+            title.append(meta_line(incident, self.spec.seed) + "\n", style="grey62")
             title.append("\n" + reflow(incident.briefing))
             yield Static(title, id="situation")
             if self.resumed:
@@ -80,9 +86,11 @@ class BriefingScreen(Screen):
         if driver is None:
             return
         if driver.error:
-            # The error can quote the save being resumed.
+            # The error can quote the save being resumed. Start cannot start anything now, so
+            # it becomes the way back; Quit stays beside it.
             why = visible(f"Could not start the night: {driver.error}")
             status.update(Text(why, style="bold red"))
+            self.query_one("#start", Button).label = "Back to the incidents (Enter)"
         elif driver.warm:
             status.update(Text("Ready. Press Enter to start your shift.", style="green"))
         else:
@@ -90,6 +98,7 @@ class BriefingScreen(Screen):
 
     def action_start(self) -> None:
         if self.app.driver is not None and self.app.driver.error:
+            self.app.action_picker()
             return
         self.app.after_briefing()
 

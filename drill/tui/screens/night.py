@@ -329,8 +329,11 @@ class NightScreen(Screen):
 
     # -- the prompt -------------------------------------------------------------------------
 
-    def _help(self, text: str) -> None:
-        self.query_one("#inline-help", TextLine).set(text)
+    def _help(self, text: str | Text) -> None:
+        # A str as plain text: a usage's optional argument, `status [JOB]`, is not markup.
+        if isinstance(text, str):
+            text = Text(text)
+        self.query_one("#inline-help", TextLine).set(text, key=text.markup)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "log-search":
