@@ -19,6 +19,14 @@ wrong score.
 Each failure raises ReplicaRefused with one line naming the replica and what to change. The
 check trains a few steps (tens of milliseconds for the shipped replicas), reads the wall clock
 only to time them, and runs once per process for a replica and a step count.
+
+torch's global RNG: no replica draws from it, but a checkpoint records it (replica/trainer.py),
+so the state a night leaves it in is part of the night's checkpoint bytes. The check builds
+models, and building one draws from it (torch's default layer init, before the replica's own
+seeded init overwrites the weights). So the check starts from a fixed state (seed 0, as a fresh
+process has) and, when it is answered from memory, puts the global RNG where running it would
+have left it: a night then starts from the same state whether or not this process played
+another before it, and its checkpoints hash the same as in a fresh process.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from replica.errors import ReplicaRefused
 from replica.interface import LoadedReplica
@@ -39,7 +48,8 @@ NIGHT_BUDGET_S = 30.0
 # Wall time may exceed CPU time on a shared machine; only this many times the budget refuses.
 WALL_SLACK = 4.0
 
-_passed: dict[tuple[str, int, int], CheckReport] = {}
+# A passed check's report, and torch's global RNG state as the check left it.
+_passed: dict[tuple[str, int, int], tuple[CheckReport, Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -60,12 +70,18 @@ def check_replica(
     """Refuse a replica that is not deterministic or too slow for `steps` steps in a night.
 
     `clock` times a step's CPU (this process), `wall_clock` its wall time."""
-    key = (replica.config_hash, steps, int(budget_s * 1000))
-    if key in _passed:
-        return _passed[key]
     import torch
 
+    from replica.determinism import configure_determinism
     from replica.trainer import Trainer
+
+    key = (replica.config_hash, steps, int(budget_s * 1000))
+    if key in _passed:
+        report, rng_after = _passed[key]
+        torch.set_rng_state(rng_after)
+        return report
+    configure_determinism()
+    torch.manual_seed(0)
 
     name = replica.name
     _check_batches(replica, torch)
@@ -136,7 +152,7 @@ def check_replica(
     per_step = sorted(times)[len(times) // 2]
     _refuse_if_slow(name, per_step, sorted(walls)[len(walls) // 2], steps, budget_s, budget_s)
     report = CheckReport(per_step, per_step * steps, tuple(losses))
-    _passed[key] = report
+    _passed[key] = (report, torch.get_rng_state())
     return report
 
 

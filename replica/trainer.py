@@ -12,7 +12,10 @@ which means the shipped GPT with that config.
 Determinism rules: torch's switches are set once in replica/determinism.py; the replica's model
 init uses a private generator; no dropout; the data for a step is a pure function of (seed,
 step). The global torch RNG is not used, but it is captured in full_state and restored on load
-anyway so that anything added later that does use it still resumes exactly.
+anyway so that anything added later that does use it still resumes exactly. Building a model
+does draw from it (torch's default layer init, overwritten by the seeded one), so its state, and
+with it a checkpoint's bytes, depends on what ran before: replica/checks.py starts every night
+from one state, so nights in one process hash the same as in a fresh one.
 
 Cost: the per-step overhead over a plain gradient-accumulation loop is a few foreach adds and
 one Python float per micro-batch; see benchmarks/bench_replica.py.

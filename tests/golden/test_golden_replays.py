@@ -50,9 +50,8 @@ def test_every_golden_has_written_expectations():
 def replay(save: Path, *more: str) -> subprocess.CompletedProcess:
     # --across-versions: a golden was saved by the engine of its day, and the question is
     # whether today's engine still plays it the same (verify alone stops at line 1).
-    # A real process each: a replica night in a process that trained before can store other
-    # checkpoint bytes (corrupt-checkpoint--reference differs when replayed after another
-    # night in the same process), and a golden is about what a fresh `drill replay` gives.
+    # A real process each: a golden is about what a fresh `drill replay` gives. (Nights in one
+    # process give the same bytes too: test_nights_in_one_process.py.)
     return run_drill_process("replay", str(save), "--verify", "--across-versions", "--json", *more)
 
 

@@ -104,6 +104,20 @@ def test_a_good_replica_passes_the_checks() -> None:
     assert all(math.isfinite(x) for x in report.losses)
 
 
+def test_the_check_leaves_torch_rng_in_one_state_whatever_the_process_did_before() -> None:
+    # A checkpoint records torch's global RNG, so where the check (run, or answered from
+    # memory on a later night) leaves it is part of every night's checkpoint bytes.
+    replica = load_replica("spiral-mlp", {})
+    after = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        torch.rand(7)  # what another night, or any other code, did to it before
+        check_replica(replica, steps=300)
+        after.append(torch.get_rng_state())
+        check_replica(load_replica(f"{HERE}:tiny", {}), steps=300)  # another replica between
+    assert torch.equal(after[0], after[1])
+
+
 @pytest.mark.parametrize(
     ("factory", "text"),
     [
