@@ -235,6 +235,19 @@ async def test_f1_and_help_open_the_help_screen(tmp_path):
 
 
 @sync
+async def test_help_on_a_group_head_lists_its_actions(tmp_path):
+    """Audit defect 8: `help ckpt` said "no action `ckpt`; try one of: ..., ckpt, ..."."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "help ckpt")
+        assert screen_name(app) == "HelpScreen", log_text(app)
+        shown = str(app.screen.query_one(".help-verb").render())
+        for usage in ("ckpt list JOB", "ckpt verify JOB STEP", "ckpt rm JOB STEP"):
+            assert usage in shown
+
+
+@sync
 async def test_palette_reaches_actions_and_screens(tmp_path):
     app = make_app("dead-rank", tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

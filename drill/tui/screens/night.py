@@ -17,7 +17,7 @@ from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Tab, Tabs
 
-from drill.engine.actions.catalog import HELP, VERBS, On, first_look
+from drill.engine.actions.catalog import GROUPS, HELP, VERBS, On, first_look
 from drill.incident.clock import NightClock
 from drill.sim.events import (
     AlertFired,
@@ -468,7 +468,7 @@ class NightScreen(Screen):
     def action_help(self, verb: str | None = None) -> None:
         if verb:
             name = " ".join(verb.lower().split())
-            if name not in VERBS:
+            if name not in VERBS and name not in GROUPS:  # `help ckpt`: the ckpt actions
                 heads = sorted({v.split()[0] for v in VERBS})
                 self.log_line(
                     Text(
