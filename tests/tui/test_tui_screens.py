@@ -371,3 +371,18 @@ async def test_a_frame_that_comes_before_the_night_screen_mounts_waits_for_it(tm
         early.show_frame(frame)  # not mounted yet: no ClusterMap to query
         assert early.frame is None
         assert screen_name(app) == "NightScreen"
+
+
+@sync
+async def test_a_page_about_my_job_that_fires_during_an_action_holds_the_clock(tmp_path):
+    """Audit defect 6: the action's own result released the hold that a warning about the
+    learner's job, fired while the action ran, had just set. In dead-rank P2 ("llm-pretrain:
+    no training progress") fires at 03:29:48, inside `wait 31m`."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 31m")
+        assert "PAGE P2 warning: llm-pretrain" in log_text(app)
+        assert app.screen.pacing.page_hold
+        await type_line(pilot, "ack P2")
+        assert not app.screen.pacing.page_hold  # acting after it releases it

@@ -162,6 +162,10 @@ class NightScreen(Screen):
         about = self._about_yours(frame)
         self.frame = frame
         snapshot = frame.snapshot
+        if frame.result is not None and frame.result.accepted:
+            # The action answers the pages shown before it, not those that fired while it ran
+            # (they are in this same frame): release first, then let this frame's pages hold.
+            self.pacing.acted()
         for event in frame.events:
             self._log_event(event)
             if isinstance(event, AlertFired):
@@ -279,7 +283,6 @@ class NightScreen(Screen):
         line.append(result.text, style="bold")
         self.log_line(line)
         if result.accepted:
-            self.pacing.acted()
             if result.output:
                 self.log_line(Text(result.output))
         else:
