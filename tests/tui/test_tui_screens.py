@@ -386,3 +386,26 @@ async def test_a_page_about_my_job_that_fires_during_an_action_holds_the_clock(t
         assert app.screen.pacing.page_hold
         await type_line(pilot, "ack P2")
         assert not app.screen.pacing.page_hold  # acting after it releases it
+
+
+@sync
+async def test_help_and_the_palette_hold_the_clock(tmp_path):
+    """Audit defect 17: 47s of night passed while F1's help was open for about 5s at 10x."""
+    app = make_app("dead-rank", tmp_path=tmp_path, paused=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+
+        def now() -> float:
+            return app.driver.frame.snapshot.time
+
+        for key in ("f1", "ctrl+p"):
+            await pilot.press(key)
+            await pilot.pause(0.3)
+            await settle(pilot)
+            before = now()
+            await pilot.pause(1.0)  # 10s of night at 10x, were the clock running
+            await settle(pilot)
+            assert now() == before, key
+            await pilot.press("escape")
+            await until(pilot, lambda: screen_name(app) == "NightScreen")
+        await until(pilot, lambda: now() > before)  # and it runs again once they close

@@ -28,7 +28,8 @@ PROMPT_KEYS = "\n".join(
         "",
         "Pacing: the clock holds while the command line has text, and a new page that matters holds"
         " it until you act: every critical page, and a warning about your own job (its nodes, its"
-        " checkpoint volume). With --hard it never holds. Every action takes some of the night, as"
+        " checkpoint volume). It also holds while this help, the palette or a question is open."
+        " With --hard it never holds. Every action takes some of the night, as"
         " it would for a person: `wait 10m` lets the night run.",
     )
 )

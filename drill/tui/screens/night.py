@@ -311,6 +311,8 @@ class NightScreen(Screen):
         self._last_tick = now
         if self.ending or not self.started or not self.driver.ready:
             return
+        if self.app.screen is not self and not self.pacing.hard:
+            return  # help, the palette or a question is over the night: reading is not the test
         seconds = self.pacing.sim_seconds(wall)
         if seconds > 0:
             self.driver.advance(seconds)
