@@ -409,3 +409,18 @@ async def test_help_and_the_palette_hold_the_clock(tmp_path):
             await pilot.press("escape")
             await until(pilot, lambda: screen_name(app) == "NightScreen")
         await until(pilot, lambda: now() > before)  # and it runs again once they close
+
+
+@sync
+async def test_help_keys_are_printed_as_on_the_keyboard_in_columns(tmp_path):
+    """Audit defect 18: "left_square_bracket", "plus / equals_sign" pushed their descriptions
+    and ids out of line."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await to_night(pilot)
+        await pilot.press("f1")
+        shown = str(app.screen.query_one("#help-keys").render())
+        keys = shown.split("\nLine editing")[0]
+        assert "square_bracket" not in keys and "equals_sign" not in keys
+        rows = [line for line in keys.splitlines() if line.startswith("  ") and line.strip()]
+        assert rows and all(row[18] == " " and row[19] != " " for row in rows), rows
