@@ -424,3 +424,33 @@ async def test_help_keys_are_printed_as_on_the_keyboard_in_columns(tmp_path):
         assert "square_bracket" not in keys and "equals_sign" not in keys
         rows = [line for line in keys.splitlines() if line.startswith("  ") and line.strip()]
         assert rows and all(row[18] == " " and row[19] != " " for row in rows), rows
+
+
+async def _palette(pilot, query: str) -> list[str]:
+    """The palette's entries for what is typed, as (title, help) lines."""
+    from textual.command import CommandList
+
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.3)
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    found = pilot.app.screen.query_one(CommandList)
+    shown = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count)]
+    await pilot.press("escape")
+    await pilot.pause()
+    return shown
+
+
+@sync
+async def test_the_palette_lists_help_and_quit_once_in_the_games_words(tmp_path):
+    """Audit defect 19: "Help" twice, Textual's own Quit beside the game's, and
+    "1 seconds of night per second"."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        helps = [e for e in await _palette(pilot, "help") if e.startswith("Help\n")]
+        assert len(helps) == 1, helps
+        quits = [e for e in await _palette(pilot, "quit") if e.startswith("Quit\n")]
+        assert quits == ["Quit\nLeave; every action is already saved"]
+        speeds = await _palette(pilot, "speed 1x")
+        assert "Speed 1x\n1 second of night per second" in speeds, speeds
