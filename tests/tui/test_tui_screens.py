@@ -454,3 +454,22 @@ async def test_the_palette_lists_help_and_quit_once_in_the_games_words(tmp_path)
         assert quits == ["Quit\nLeave; every action is already saved"]
         speeds = await _palette(pilot, "speed 1x")
         assert "Speed 1x\n1 second of night per second" in speeds, speeds
+
+
+@sync
+async def test_the_full_screen_log_wraps_at_its_own_width(tmp_path):
+    """Audit defect 13: F5's log kept the narrow panel's line breaks (page lines broke at ~88
+    columns in a 138-column log)."""
+    from textual.widgets import RichLog
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 31m")  # P2's page line is longer than the panel is wide
+        log = app.screen.query_one("#log", RichLog)
+        narrow = log.scrollable_content_region.width
+        await pilot.press("f5")
+        await pilot.pause(0.2)
+        assert log.scrollable_content_region.width > narrow + 20
+        longest = max(len(strip.text.rstrip()) for strip in log.lines)
+        assert longest > narrow, (longest, narrow)
