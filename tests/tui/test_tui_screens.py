@@ -473,3 +473,18 @@ async def test_the_full_screen_log_wraps_at_its_own_width(tmp_path):
         assert log.scrollable_content_region.width > narrow + 20
         longest = max(len(strip.text.rstrip()) for strip in log.lines)
         assert longest > narrow, (longest, narrow)
+
+
+@sync
+async def test_the_training_panel_shows_no_rate_for_a_stopped_job(tmp_path):
+    """Audit defect 32: "step 24/120 3.9 steps/min" while tiny-train had failed."""
+    from drill.tui.widgets.loss_chart import LossChart
+
+    app = make_app("tutorial", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 7m")  # the Xid 13 crash at 03:06:05 stops tiny-train
+        await type_line(pilot, "ack all")
+        chart = app.screen.query_one(LossChart)
+        summary = chart.summary().plain
+        assert "steps/min" not in summary and "failed" in summary, summary

@@ -178,7 +178,10 @@ class NightScreen(Screen):
         self.query_one(PagerPanel).show(snapshot.alerts)
         mine = next((j for j in snapshot.jobs if j.yours), None)
         self.query_one(LossChart).update_data(
-            losses=snapshot.losses, step=mine.step if mine else 0, time=snapshot.time
+            losses=snapshot.losses,
+            step=mine.step if mine else 0,
+            time=snapshot.time,
+            state=str(mine.state) if mine else None,
         )
         self.query_one(CommandLine).names = Names(
             nodes=tuple(n.name for n in snapshot.nodes if n.state not in ("spare", "joining")),

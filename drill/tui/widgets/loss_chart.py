@@ -91,6 +91,7 @@ class LossChart(Widget):
         self.steps = 0
         self.step = 0
         self.rate: float | None = None
+        self.state = "running"  # the job's state; the summary names any other
         self.replica = True
         self._history: list[tuple[float, int]] = []
 
@@ -103,6 +104,7 @@ class LossChart(Widget):
         step: int | None = None,
         time: float | None = None,
         replica: bool | None = None,
+        state: str | None = None,
     ) -> None:
         if losses is not None:
             self.losses = losses
@@ -119,12 +121,19 @@ class LossChart(Widget):
             self._history = [h for h in self._history if h[0] >= time - 600.0]
             self.step = step
             self.rate = step_rate(self._history)
+        if state is not None:
+            self.state = state
+            if state != "running":  # a stopped job has no rate: say what it is instead
+                self._history.clear()
+                self.rate = None
         self.refresh()
 
     def summary(self) -> Text:
         text = Text(f"step {self.step}/{self.steps}", style="bold")
         if self.rate is not None:
             text.append(f"  {self.rate:.1f} steps/min")
+        elif self.state != "running":
+            text.append(f"  {self.state}", style="yellow")
         if self.losses:
             step, loss = self.losses[-1]
             text.append(f"  loss {loss:.3f}", style=LIVE)
