@@ -56,7 +56,7 @@ def plot(
     mine = _canvas(live, width, height, x_max, lo, hi)
     rows = []
     for row in range(height):
-        label = f"{hi:6.2f} " if row == 0 else f"{lo:6.2f} " if row == height - 1 else " " * AXIS
+        label = _axis(hi) if row == 0 else _axis(lo) if row == height - 1 else " " * AXIS
         text = Text(label, style="grey50")
         for col in range(width):
             if (col, row) in mine:
@@ -67,6 +67,20 @@ def plot(
                 text.append(" ")
         rows.append(text)
     return rows
+
+
+def _axis(value: float) -> str:
+    """A y label in AXIS columns; below 0.01 in powers of ten, not 0.00."""
+    shown = f"{value:.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.0e}"
+    return f"{shown:>{AXIS - 1}} "
+
+
+def loss_text(loss: float) -> str:
+    """Three decimals, or three significant figures below 0.1: a small model's loss of 0.0004
+    must not read as 0.000 beside a baseline that reads the same."""
+    if loss == 0 or abs(loss) >= 0.1:
+        return f"{loss:.3f}"
+    return f"{loss:.3g}"
 
 
 def step_rate(history: list[tuple[float, int]]) -> float | None:
@@ -136,9 +150,9 @@ class LossChart(Widget):
             text.append(f"  {self.state}", style="yellow")
         if self.losses:
             step, loss = self.losses[-1]
-            text.append(f"  loss {loss:.3f}", style=LIVE)
+            text.append(f"  loss {loss_text(loss)}", style=LIVE)
             if 0 < step <= len(self.baseline):
-                text.append(f"  baseline {self.baseline[step - 1]:.3f}", style=BASE)
+                text.append(f"  baseline {loss_text(self.baseline[step - 1])}", style=BASE)
         return text
 
     def render(self):
