@@ -11,7 +11,7 @@ import tempfile
 from dataclasses import dataclass
 
 from drill.atomic_file import write_text_atomic
-from drill.engine.actions.catalog import section_of, verb_of
+from drill.engine.actions.catalog import HELP, section_of, verb_of
 from drill.engine.planned import planned
 from drill.engine.runbook_sections import (
     COMPONENT_SECTION,
@@ -151,15 +151,22 @@ def _section(record: NightRecord, section: RunbookSection) -> list[str]:
         advice = cadence(record)
         lines += advice.lines()
         plan = _component(record, "plan")
-        work = plan if plan and plan["weight"] else _component(record, "progress")
-        if work is not None:
-            rewarded = work["points"] >= 0.9 * work["weight"] if work["weight"] else True
+        if plan is not None and plan["weight"]:  # only a night with a pre-shift choice has one
+            rewarded = plan["points"] >= 0.9 * plan["weight"]
             verdict = "rewarded" if rewarded else "did not reward"
-            lines.append(f"- The night {verdict} your choice: {work['why']}")
+            lines.append(f"- The night {verdict} your choice: {plan['why']}")
         lines.append("")
-    worked = [a for a in record.save.actions if a.accepted and section_of(_verb(a.text)) == key]
+    accepted = [a for a in record.save.actions if a.accepted and _verb(a.text) != HELP.name]
+    if key == Section.NIGHT:
+        # The 3am sequence is the whole night in order: acks, looks and fixes together. The
+        # other sections file each action under what it is about.
+        worked = accepted
+        heading = "The whole night, in order:"
+    else:
+        worked = [a for a in accepted if section_of(_verb(a.text)) == key]
+        heading = "What you did, in order:"
     if worked:
-        lines.append("What you did, in order:")
+        lines.append(heading)
         lines += [f"1. `{a.text}` at {clock(a.time)}" for a in worked]
         lines.append("")
     advice_lines = _differently(record, key)

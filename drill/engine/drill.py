@@ -83,7 +83,7 @@ class Drill:
 
     def __post_init__(self) -> None:
         self.world = World(self.incident, self.seed, self.training, variant=self.variant)
-        self.ctx = Context(self.world)
+        self.ctx = Context(self.world, parse=parse)
 
     @classmethod
     def create(
@@ -157,6 +157,7 @@ class Drill:
             )
             return result
         self.world.emit(ActionTaken(self.now, "you", text.strip(), accepted=True))
+        self.ctx.done.append((command.verb, tuple(word.lower() for word in command.args)))
         self.advance(cost)
         result = ActionResult(start, self.now, text.strip(), True, output, verb)
         self.actions.append(result)

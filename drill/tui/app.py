@@ -310,8 +310,13 @@ class DrillApp(App[int]):
         self.push_screen(HelpScreen(None, self.driver.notes if self.driver else None))
 
     def get_system_commands(self, screen):
-        yield from super().get_system_commands(screen)
-        yield SystemCommand("Help", "Every action, the keys and the pacing rules", self.action_help)
+        """Textual's own, less its Quit: the game's Quit says what leaving does (the night's
+        palette has it; elsewhere it is here). Help is AppCommands', on every screen."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
+            elif type(screen).__name__ != "NightScreen":
+                yield SystemCommand("Quit", "Leave 3am Drill", self.action_quit)
 
     # -- the engine worker's reports --------------------------------------------------------
 

@@ -52,7 +52,7 @@ class NightCommands(Provider):
         out += [
             (
                 f"{SPEED.title} {s}x",
-                f"{s} seconds of night per second",
+                f"{s} second{'s' if s != 1 else ''} of night per second",
                 partial(screen.action_set_speed, s),
             )
             for s in SPEEDS

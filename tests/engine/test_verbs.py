@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from drill.engine.actions import catalog
 from drill.engine.actions.argtypes import NODE
-from drill.engine.actions.catalog import VERBS, Arg, Cost, Kind, On, Section, Verb
+from drill.engine.actions.catalog import GROUPS, VERBS, Arg, Cost, Kind, On, Section, Verb
 from drill.engine.actions.effects import effect_of
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import parse
@@ -610,3 +610,13 @@ def test_an_accepted_action_touches_what_it_names(lines):
             if kind == "job":
                 job = d.world.jobs[name]
                 assert job.yours or VERBS[done.verb].others_jobs  # the one rule held
+
+
+def test_help_on_a_group_head_lists_its_actions():
+    """Audit defect 8: `help ckpt` was refused with a list of actions that held `ckpt`."""
+    d = night()
+    result = d.act("help ckpt")
+    assert result.accepted, result.output
+    for sub in GROUPS["ckpt"]:
+        assert VERBS[f"ckpt {sub}"].usage in result.output
+    assert "help ckpt list" in result.output

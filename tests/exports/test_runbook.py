@@ -77,3 +77,26 @@ def test_a_broken_save_is_a_located_error(tmp_path):
     done = run_drill("runbook", str(path))
     assert done.returncode == 2
     assert f"{path}:1:" in done.stderr and "Traceback" not in done.stderr
+
+
+def _section(text: str, heading: str) -> str:
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def test_the_3am_section_holds_the_whole_night_in_order(saves):
+    """Audit defect 10: "What you do at 3am" held only the `ack` lines, the recovery steps were
+    filed elsewhere, and dead-rank (no pre-shift choice) was told "the night rewarded your
+    choice"."""
+    done = run_drill("runbook", str(saves["dead-rank"]))
+    assert done.returncode == 0, done.stderr
+    night = _section(done.stdout, "## What you do at 3am")
+    steps = [line for line in night.splitlines() if line.startswith("1. `")]
+    texts = [line.split("`")[1] for line in steps]
+    saved = [a.text for a in read_save(saves["dead-rank"]).actions if a.accepted]
+    assert texts == saved  # every action, in the order it was taken
+    assert any(t.startswith("drain ") for t in texts) and any(
+        t.startswith("restart ") for t in texts
+    )
+    assert "your choice" not in done.stdout

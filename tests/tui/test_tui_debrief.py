@@ -85,3 +85,25 @@ async def test_replay_starts_the_same_incident_and_seed_in_a_new_save(tmp_path):
         assert app.driver.save_path != first.save_path
         await pilot.press("ctrl+q", "y")
         await until(pilot, lambda: app.driver.closed)
+
+
+@sync
+async def test_save_and_export_say_so_where_the_learner_is_looking(tmp_path):
+    """Audit defect 4: the status line sat two dozen blank rows under the buttons, so Save
+    answers and the exports looked like they did nothing. The line is right under the buttons
+    (on screen when they are), and a finished save shows as a notification too, since ctrl+s is
+    pressed from an answer box far above them."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await _debrief(pilot, app)
+        screen = app.screen
+        status = screen.query_one("#debrief-status")
+        buttons = screen.query_one("#debrief-buttons")
+        assert buttons.region.height <= 3, buttons.region  # one row of compact buttons
+        await pilot.press("ctrl+s")  # from the first answer box, at the top of the debrief
+        await until(pilot, lambda: "answers" in str(status.render()))
+        assert any("answers" in n.message for n in app._notifications)
+        await _click(pilot, "#export-runbook")
+        await until(pilot, lambda: "written to" in str(status.render()), timeout=60)
+        assert 0 <= status.region.y < screen.size.height, (status.region, screen.size)
+        assert any("Runbook written" in n.message for n in app._notifications)

@@ -111,6 +111,26 @@ async def test_tutorial_played_from_its_hints_alone(tmp_path):
         assert len(hints) == len(app.driver.spec.incident.hints)
 
 
+@sync
+async def test_tutorial_hint_at_the_page_follows_what_was_done(tmp_path):
+    """Audit defect 5: at the tutorial's page (clock held) `hint` said "unlocks in 55s", and
+    after `ack P1` it said "Type `ack all`". Now the page's hint is there at the page, and a
+    hint for what the learner already did is skipped."""
+    app = make_app("tutorial", tmp_path=tmp_path)
+    async with app.run_test(size=(260, 30)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "status")
+        await type_line(pilot, "wait 6m")  # the page fires at 03:06:05, inside the wait
+        assert app.screen.pacing.page_hold
+        await type_line(pilot, "hint")
+        last = [line for line in _log_lines(app) if line.startswith(("hint ", "Not done:"))][-1]
+        assert "A page fired" in last, last
+        await type_line(pilot, "ack P1")
+        await type_line(pilot, "hint")
+        last = [line for line in _log_lines(app) if line.startswith(("hint ", "Not done:"))][-1]
+        assert "status tiny-train" in last and "ack all" not in last, last
+
+
 def _log_lines(app) -> list[str]:
     from textual.widgets import RichLog
 

@@ -235,6 +235,19 @@ async def test_f1_and_help_open_the_help_screen(tmp_path):
 
 
 @sync
+async def test_help_on_a_group_head_lists_its_actions(tmp_path):
+    """Audit defect 8: `help ckpt` said "no action `ckpt`; try one of: ..., ckpt, ..."."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "help ckpt")
+        assert screen_name(app) == "HelpScreen", log_text(app)
+        shown = str(app.screen.query_one(".help-verb").render())
+        for usage in ("ckpt list JOB", "ckpt verify JOB STEP", "ckpt rm JOB STEP"):
+            assert usage in shown
+
+
+@sync
 async def test_palette_reaches_actions_and_screens(tmp_path):
     app = make_app("dead-rank", tmp_path=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -358,3 +371,120 @@ async def test_a_frame_that_comes_before_the_night_screen_mounts_waits_for_it(tm
         early.show_frame(frame)  # not mounted yet: no ClusterMap to query
         assert early.frame is None
         assert screen_name(app) == "NightScreen"
+
+
+@sync
+async def test_a_page_about_my_job_that_fires_during_an_action_holds_the_clock(tmp_path):
+    """Audit defect 6: the action's own result released the hold that a warning about the
+    learner's job, fired while the action ran, had just set. In dead-rank P2 ("llm-pretrain:
+    no training progress") fires at 03:29:48, inside `wait 31m`."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 31m")
+        assert "PAGE P2 warning: llm-pretrain" in log_text(app)
+        assert app.screen.pacing.page_hold
+        await type_line(pilot, "ack P2")
+        assert not app.screen.pacing.page_hold  # acting after it releases it
+
+
+@sync
+async def test_help_and_the_palette_hold_the_clock(tmp_path):
+    """Audit defect 17: 47s of night passed while F1's help was open for about 5s at 10x."""
+    app = make_app("dead-rank", tmp_path=tmp_path, paused=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+
+        def now() -> float:
+            return app.driver.frame.snapshot.time
+
+        for key in ("f1", "ctrl+p"):
+            await pilot.press(key)
+            await pilot.pause(0.3)
+            await settle(pilot)
+            before = now()
+            await pilot.pause(1.0)  # 10s of night at 10x, were the clock running
+            await settle(pilot)
+            assert now() == before, key
+            await pilot.press("escape")
+            await until(pilot, lambda: screen_name(app) == "NightScreen")
+        await until(pilot, lambda: now() > before)  # and it runs again once they close
+
+
+@sync
+async def test_help_keys_are_printed_as_on_the_keyboard_in_columns(tmp_path):
+    """Audit defect 18: "left_square_bracket", "plus / equals_sign" pushed their descriptions
+    and ids out of line."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await to_night(pilot)
+        await pilot.press("f1")
+        shown = str(app.screen.query_one("#help-keys").render())
+        keys = shown.split("\nLine editing")[0]
+        assert "square_bracket" not in keys and "equals_sign" not in keys
+        rows = [line for line in keys.splitlines() if line.startswith("  ") and line.strip()]
+        assert rows and all(row[18] == " " and row[19] != " " for row in rows), rows
+
+
+async def _palette(pilot, query: str) -> list[str]:
+    """The palette's entries for what is typed, as (title, help) lines."""
+    from textual.command import CommandList
+
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.3)
+    await pilot.press(*query)
+    await pilot.pause(0.5)
+    found = pilot.app.screen.query_one(CommandList)
+    shown = [str(found.get_option_at_index(i).prompt) for i in range(found.option_count)]
+    await pilot.press("escape")
+    await pilot.pause()
+    return shown
+
+
+@sync
+async def test_the_palette_lists_help_and_quit_once_in_the_games_words(tmp_path):
+    """Audit defect 19: "Help" twice, Textual's own Quit beside the game's, and
+    "1 seconds of night per second"."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await to_night(pilot)
+        helps = [e for e in await _palette(pilot, "help") if e.startswith("Help\n")]
+        assert len(helps) == 1, helps
+        quits = [e for e in await _palette(pilot, "quit") if e.startswith("Quit\n")]
+        assert quits == ["Quit\nLeave; every action is already saved"]
+        speeds = await _palette(pilot, "speed 1x")
+        assert "Speed 1x\n1 second of night per second" in speeds, speeds
+
+
+@sync
+async def test_the_full_screen_log_wraps_at_its_own_width(tmp_path):
+    """Audit defect 13: F5's log kept the narrow panel's line breaks (page lines broke at ~88
+    columns in a 138-column log)."""
+    from textual.widgets import RichLog
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 31m")  # P2's page line is longer than the panel is wide
+        log = app.screen.query_one("#log", RichLog)
+        narrow = log.scrollable_content_region.width
+        await pilot.press("f5")
+        await pilot.pause(0.2)
+        assert log.scrollable_content_region.width > narrow + 20
+        longest = max(len(strip.text.rstrip()) for strip in log.lines)
+        assert longest > narrow, (longest, narrow)
+
+
+@sync
+async def test_the_training_panel_shows_no_rate_for_a_stopped_job(tmp_path):
+    """Audit defect 32: "step 24/120 3.9 steps/min" while tiny-train had failed."""
+    from drill.tui.widgets.loss_chart import LossChart
+
+    app = make_app("tutorial", tmp_path=tmp_path)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 7m")  # the Xid 13 crash at 03:06:05 stops tiny-train
+        await type_line(pilot, "ack all")
+        chart = app.screen.query_one(LossChart)
+        summary = chart.summary().plain
+        assert "steps/min" not in summary and "failed" in summary, summary

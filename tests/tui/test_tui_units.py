@@ -130,3 +130,18 @@ def test_drill_play_refuses_bad_input_before_the_screen_opens(tmp_path, capsys):
     capsys.readouterr()
     assert main(["play", "--resume", str(done)]) == 2
     assert "this night is finished" in capsys.readouterr().err
+
+
+def test_small_losses_are_not_rounded_to_zero():
+    """Audit defect 24: "loss 0.000 baseline 0.000" for a tiny CNN whose loss had fallen."""
+    from drill.tui.widgets.loss_chart import LossChart, plot
+
+    chart = LossChart()
+    chart.update_data(losses=((3, 0.000412),), baseline=(0.9, 0.05, 0.000398), steps=10)
+    summary = chart.summary().plain
+    assert "loss 0.000412" in summary and "baseline 0.000398" in summary, summary
+    rows = plot([(1, 0.0004), (2, 0.0003)], [], 30, 4, 2)
+    labels = [row.plain[:7] for row in rows]
+    assert "0.00" not in labels[0] and all(len(row.plain) == 30 for row in rows), labels
+    chart.update_data(losses=((3, 2.3456),))
+    assert "loss 2.346" in chart.summary().plain  # ordinary losses read as before

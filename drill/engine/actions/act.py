@@ -5,6 +5,8 @@ whole number, and a job it gets is one the learner may act on."""
 
 from __future__ import annotations
 
+import re
+
 from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
 from drill.engine.shown_text import fill_shown
@@ -244,24 +246,61 @@ def note(ctx: Context, call: Call) -> str:
     return f"noted at {ctx.clock(ctx.world.now)}"
 
 
+# A page this close before a hint's time brings the hint forward to the page: the learner needs
+# it there, and the TUI holds the clock at a page, so a hint due a minute later never comes.
+HINT_LEAD = 120.0
+
+
+def _hint_time(ctx: Context, after: float) -> float:
+    pages = [a.time for a in ctx.world.pager.alerts if after - HINT_LEAD <= a.time <= after]
+    return min([after, *pages])
+
+
+def _hint_done(ctx: Context, text: str) -> bool:
+    """Whether the learner already ran every command the hint names in backticks: the same
+    verb, on the same nodes and jobs where the command names any. A hint that names no
+    command is never done."""
+    if ctx.parse is None:
+        return False
+    names = {*ctx.world.jobs, *ctx.world.cluster.nodes}
+    commands = []
+    for quoted in re.findall(r"`([^`]+)`", text):
+        try:
+            commands.append(ctx.parse(quoted))
+        except Reject:
+            continue  # a word in backticks, not a command
+    if not commands:
+        return False
+    for command in commands:
+        wanted = {w.lower() for w in command.args} & names
+        if not any(verb == command.verb and wanted <= set(words) for verb, words in ctx.done):
+            return False
+    return True
+
+
 def hint(ctx: Context, call: Call) -> str:
+    """The first hint whose time has come and whose commands the learner has not already
+    run. A skipped hint costs nothing."""
     hints = ctx.world.incident.hints
-    unlocked = [
-        i for i, h in enumerate(hints) if h.after <= ctx.world.now and i not in ctx.hints_shown
-    ]
     if not hints:
         raise Reject("this incident has no hints")
-    if not unlocked:
-        locked = [h.after for i, h in enumerate(hints) if i not in ctx.hints_shown]
-        if not locked:
-            raise Reject("you have seen every hint")
-        wait = min(locked) - ctx.world.now
-        raise Reject(f"the next hint unlocks in {format_duration(wait)}")
-    index = unlocked[0]
+    now = ctx.world.now
+    remaining = [i for i in range(len(hints)) if i not in ctx.hints_shown]
+    if not remaining:
+        raise Reject("you have seen every hint")
+    due = {i: _hint_time(ctx, hints[i].after) for i in remaining}
+    texts = {i: fill_shown(ctx.world, hints[i].text) for i in remaining if due[i] <= now}
+    useful = [i for i in texts if not _hint_done(ctx, texts[i])]
+    if not useful:
+        later = [t for t in due.values() if t > now]
+        if later:
+            raise Reject(f"the next hint unlocks in {format_duration(min(later) - now)}")
+        raise Reject("you have already done what the remaining hints suggest")
+    index = useful[0]
     ctx.hints_shown.append(index)
-    text = fill_shown(ctx.world, hints[index].text)  # `{fault.ID.node}` as this night chose
-    ctx.world.emit(HintShown(ctx.world.now, "hint", text, index=index))
-    return f"hint {len(ctx.hints_shown)} of {len(hints)}: {text}"
+    text = texts[index]  # `{fault.ID.node}` as this night chose
+    ctx.world.emit(HintShown(now, "hint", text, index=index))
+    return f"hint {index + 1} of {len(hints)}: {text}"
 
 
 def wait(ctx: Context, call: Call) -> str:

@@ -283,7 +283,7 @@ def _help(ctx: Context, call: Call) -> str:
 
 def _verb_name(text: str, what: str, earlier: Mapping[str, Any]) -> str:
     name = " ".join(text.lower().split())
-    if name not in VERBS:
+    if name not in VERBS and name not in GROUPS:  # `help ckpt` lists the ckpt actions
         raise unknown("action", name, VERBS)
     return name
 
@@ -781,6 +781,13 @@ def section_of(verb: str) -> str:
 
 def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> str:
     notes = notes or {}
+    if verb in GROUPS and verb not in VERBS:  # a group's first word: its actions, one a line
+        subs = [VERBS[f"{verb} {sub}"] for sub in GROUPS[verb]]
+        lines = [f"{verb} is the first word of {len(subs)} actions:"]
+        width = max(len(v.usage) for v in subs)
+        lines += [f"  {v.usage:<{width}}  {v.summary}." for v in subs]
+        lines.append(f"  Type `help {subs[0].name}` for one of them.")
+        return "\n".join(lines)
     if verb:
         v = VERBS[verb]
         lines = [f"{v.usage}", f"  {v.summary}."]

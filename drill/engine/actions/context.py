@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,12 @@ class Context:
     world: World
     hints_shown: list[int] = field(default_factory=list)
     notes: list[tuple[float, str]] = field(default_factory=list)
+    # The accepted actions so far, as (verb, lowercased words after it): `hint` skips a hint
+    # whose commands the learner has already run.
+    done: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    # The parser, handed in by the Drill: handlers sit below it in the layers, and `hint` reads
+    # the commands a hint quotes with it. None: no hint is ever taken as done.
+    parse: Callable[[str], Any] | None = None
     # True until the first action that is not a plan verb at the night's start: the plan.
     pre_shift: bool = True
 

@@ -56,9 +56,10 @@ class Cancelled(Exception):
 
 
 class ExportDone(Message):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, error: bool = False) -> None:
         super().__init__()
         self.text = text
+        self.error = error
 
 
 def score_line(score) -> str:
@@ -354,6 +355,12 @@ class DebriefScreen(Screen):
     def status(self, text: str) -> None:
         self.query_one("#debrief-status", Static).update(text)
 
+    def finished(self, text: str, *, error: bool = False) -> None:
+        """A save or an export is done: on the status line under the buttons, and as a
+        notification, since ctrl+s is often pressed from an answer box far above them."""
+        self.status(text)
+        self.app.notify(text, severity="error" if error else "information", markup=False)
+
     def action_save_texts(self) -> None:
         if self.driver.closed:
             self.status("This save is closed; start a replay to write new answers.")
@@ -370,7 +377,7 @@ class DebriefScreen(Screen):
             if count
             else f"Your answers are all in {where} already."
         )
-        self.app.call_from_thread(self.status, message)
+        self.app.call_from_thread(self.finished, message)
         return count
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -442,7 +449,7 @@ class DebriefScreen(Screen):
         except Cancelled:
             return
         except Exception as exc:  # shown on screen: the learner can still save and quit
-            self.post_message(ExportDone(f"Could not export the {what}: {exc}"))
+            self.post_message(ExportDone(f"Could not export the {what}: {exc}", error=True))
             return
         self.post_message(ExportDone(f"{what.capitalize()} written to {out}."))
 
@@ -463,4 +470,4 @@ class DebriefScreen(Screen):
 
     def on_export_done(self, message: ExportDone) -> None:
         self.query_one("#export-progress", ProgressBar).display = False
-        self.status(message.text)
+        self.finished(message.text, error=message.error)

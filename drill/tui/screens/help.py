@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
@@ -28,7 +29,8 @@ PROMPT_KEYS = "\n".join(
         "",
         "Pacing: the clock holds while the command line has text, and a new page that matters holds"
         " it until you act: every critical page, and a warning about your own job (its nodes, its"
-        " checkpoint volume). With --hard it never holds. Every action takes some of the night, as"
+        " checkpoint volume). It also holds while this help, the palette or a question is open."
+        " With --hard it never holds. Every action takes some of the night, as"
         " it would for a person: `wait 10m` lets the night run.",
     )
 )
@@ -48,6 +50,16 @@ SCOPES = (
 )
 
 
+def key_label(key: str) -> str:
+    """A key as it is printed on the keyboard where it is one character (`[` for Textual's
+    `left_square_bracket`), so the columns line up; names like `f1` and `enter` stay."""
+    *mods, last = key.split("+")
+    shown = format_key(last)
+    if len(shown) == 1 and shown.isascii() and shown.isprintable():  # enter, up: their names
+        last = shown
+    return "+".join([*mods, last])
+
+
 def keys_text(keymap: dict[str, str]) -> Text:
     """Every key binding with the id that config.toml's [keymap] rebinds it by."""
     text = Text()
@@ -58,7 +70,7 @@ def keys_text(keymap: dict[str, str]) -> Text:
         for key in KEYS:
             if key.scope != scope:
                 continue
-            keys = keys_for(key.id, keymap).replace(",", " / ")
+            keys = " / ".join(key_label(k) for k in keys_for(key.id, keymap).split(","))
             text.append(f"  {keys:<16}", style="bold")
             text.append(f" {key.tooltip or key.description:<50}")
             text.append(f" {key.id}\n", style="grey50")

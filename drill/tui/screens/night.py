@@ -17,7 +17,7 @@ from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Tab, Tabs
 
-from drill.engine.actions.catalog import HELP, VERBS, On, first_look
+from drill.engine.actions.catalog import GROUPS, HELP, VERBS, On, first_look
 from drill.incident.clock import NightClock
 from drill.sim.events import (
     AlertFired,
@@ -162,6 +162,10 @@ class NightScreen(Screen):
         about = self._about_yours(frame)
         self.frame = frame
         snapshot = frame.snapshot
+        if frame.result is not None and frame.result.accepted:
+            # The action answers the pages shown before it, not those that fired while it ran
+            # (they are in this same frame): release first, then let this frame's pages hold.
+            self.pacing.acted()
         for event in frame.events:
             self._log_event(event)
             if isinstance(event, AlertFired):
@@ -174,7 +178,10 @@ class NightScreen(Screen):
         self.query_one(PagerPanel).show(snapshot.alerts)
         mine = next((j for j in snapshot.jobs if j.yours), None)
         self.query_one(LossChart).update_data(
-            losses=snapshot.losses, step=mine.step if mine else 0, time=snapshot.time
+            losses=snapshot.losses,
+            step=mine.step if mine else 0,
+            time=snapshot.time,
+            state=str(mine.state) if mine else None,
         )
         self.query_one(CommandLine).names = Names(
             nodes=tuple(n.name for n in snapshot.nodes if n.state not in ("spare", "joining")),
@@ -279,7 +286,6 @@ class NightScreen(Screen):
         line.append(result.text, style="bold")
         self.log_line(line)
         if result.accepted:
-            self.pacing.acted()
             if result.output:
                 self.log_line(Text(result.output))
         else:
@@ -308,6 +314,8 @@ class NightScreen(Screen):
         self._last_tick = now
         if self.ending or not self.started or not self.driver.ready:
             return
+        if self.app.screen is not self and not self.pacing.hard:
+            return  # help, the palette or a question is over the night: reading is not the test
         seconds = self.pacing.sim_seconds(wall)
         if seconds > 0:
             self.driver.advance(seconds)
@@ -471,7 +479,7 @@ class NightScreen(Screen):
     def action_help(self, verb: str | None = None) -> None:
         if verb:
             name = " ".join(verb.lower().split())
-            if name not in VERBS:
+            if name not in VERBS and name not in GROUPS:  # `help ckpt`: the ckpt actions
                 heads = sorted({v.split()[0] for v in VERBS})
                 self.log_line(
                     Text(

@@ -29,7 +29,12 @@ class LogPanel(RichLog):
     def on_resize(self, event) -> None:
         width = self.scrollable_content_region.width
         if width > 0:
-            self._width = width
+            wrapped_at, self._width = self._width, width
+            if wrapped_at and width != wrapped_at:
+                # Lines are wrapped when written: F5's full-screen log (and any resize) wraps
+                # them again at the new width instead of keeping the narrow panel's breaks.
+                self.search(self.query_text)
+                self.scroll_end(animate=False)
 
     def add(self, text: Text) -> None:
         # A line can quote a save or the learner's own paste: its control characters become

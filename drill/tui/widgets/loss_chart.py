@@ -56,7 +56,7 @@ def plot(
     mine = _canvas(live, width, height, x_max, lo, hi)
     rows = []
     for row in range(height):
-        label = f"{hi:6.2f} " if row == 0 else f"{lo:6.2f} " if row == height - 1 else " " * AXIS
+        label = _axis(hi) if row == 0 else _axis(lo) if row == height - 1 else " " * AXIS
         text = Text(label, style="grey50")
         for col in range(width):
             if (col, row) in mine:
@@ -67,6 +67,20 @@ def plot(
                 text.append(" ")
         rows.append(text)
     return rows
+
+
+def _axis(value: float) -> str:
+    """A y label in AXIS columns; below 0.01 in powers of ten, not 0.00."""
+    shown = f"{value:.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.0e}"
+    return f"{shown:>{AXIS - 1}} "
+
+
+def loss_text(loss: float) -> str:
+    """Three decimals, or three significant figures below 0.1: a small model's loss of 0.0004
+    must not read as 0.000 beside a baseline that reads the same."""
+    if loss == 0 or abs(loss) >= 0.1:
+        return f"{loss:.3f}"
+    return f"{loss:.3g}"
 
 
 def step_rate(history: list[tuple[float, int]]) -> float | None:
@@ -91,6 +105,7 @@ class LossChart(Widget):
         self.steps = 0
         self.step = 0
         self.rate: float | None = None
+        self.state = "running"  # the job's state; the summary names any other
         self.replica = True
         self._history: list[tuple[float, int]] = []
 
@@ -103,6 +118,7 @@ class LossChart(Widget):
         step: int | None = None,
         time: float | None = None,
         replica: bool | None = None,
+        state: str | None = None,
     ) -> None:
         if losses is not None:
             self.losses = losses
@@ -119,17 +135,24 @@ class LossChart(Widget):
             self._history = [h for h in self._history if h[0] >= time - 600.0]
             self.step = step
             self.rate = step_rate(self._history)
+        if state is not None:
+            self.state = state
+            if state != "running":  # a stopped job has no rate: say what it is instead
+                self._history.clear()
+                self.rate = None
         self.refresh()
 
     def summary(self) -> Text:
         text = Text(f"step {self.step}/{self.steps}", style="bold")
         if self.rate is not None:
             text.append(f"  {self.rate:.1f} steps/min")
+        elif self.state != "running":
+            text.append(f"  {self.state}", style="yellow")
         if self.losses:
             step, loss = self.losses[-1]
-            text.append(f"  loss {loss:.3f}", style=LIVE)
+            text.append(f"  loss {loss_text(loss)}", style=LIVE)
             if 0 < step <= len(self.baseline):
-                text.append(f"  baseline {self.baseline[step - 1]:.3f}", style=BASE)
+                text.append(f"  baseline {loss_text(self.baseline[step - 1])}", style=BASE)
         return text
 
     def render(self):
