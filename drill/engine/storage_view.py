@@ -42,12 +42,15 @@ class StorageView:
     latest: int | None  # where the `latest` pointer points
 
 
-def storage_view(drill: Drill) -> StorageView:
+def storage_view(drill: Drill, at: float | None = None) -> StorageView:
+    """The dashboard now, or with the volumes read as a `df` run at `at` (before now) read
+    them, so a screen can show the same moment as that `df`'s output."""
     world = drill.world
     job = drill.learner_job
+    read = world.now if at is None else min(at, world.now)
     volumes = []
     for volume in world.volumes.values():
-        as_of = max(0.0, world.now - volume.spec.df_lag)
+        as_of = max(0.0, read - volume.spec.df_lag)
         usage = volume.seen_at(as_of)
         quota = volume.quotas.get(job.team)
         volumes.append(

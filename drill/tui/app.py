@@ -285,9 +285,15 @@ class DrillApp(App[int]):
 
         if self._quitting or isinstance(self.screen, ConfirmScreen):
             return
-        detail = "Every action you took is already in the save."
-        if self.driver is not None and self.driver.ready:
-            detail = f"Every action you took is already in {self._save_name()}."
+        # Say only what is true: before the night starts (a briefing, a replay's briefing)
+        # there is no save yet, and on the picker there is no night at all.
+        path = self.driver.save_path if self.driver is not None else None
+        if path is not None:
+            detail = f"Every action you took is already in {path}."
+        elif self.driver is not None:
+            detail = "Nothing of this night is saved yet, so there is nothing to lose."
+        else:
+            detail = "No night is running, so there is nothing to lose."
 
         def answer(yes: bool | None) -> None:
             if yes:

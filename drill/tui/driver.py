@@ -262,7 +262,11 @@ class NightDriver:
         from drill.engine.storage_view import storage_view
 
         drill = self.session.drill  # type: ignore[union-attr]
-        return Frame(drill.snapshot(), storage_view(drill), tuple(drill.events()), result, source)
+        # After a `df` the panel shows the moment that `df` read, not the one 10 s later when
+        # it finished: its "as of" and its numbers then match the output in the log.
+        at = result.time if result is not None and result.accepted and result.verb == "df" else None
+        view = storage_view(drill, at)
+        return Frame(drill.snapshot(), view, tuple(drill.events()), result, source)
 
     SCORING = (
         "Playing out the rest of the night",

@@ -9,6 +9,7 @@ from tests.tui.tuikit import (
     make_app,
     screen_name,
     settle,
+    static_text,
     sync,
     to_night,
     type_line,
@@ -291,6 +292,31 @@ async def test_quit_asks_first_and_closes_the_save(tmp_path):
     assert app.driver.session.writer.closed
     save = read_save(tmp_path / "dead-rank.jsonl")
     assert [a.text for a in save.actions] == ["status"] and save.score is None
+
+
+@sync
+async def test_quit_and_the_engine_error_line_say_only_what_is_saved(tmp_path):
+    """Before the night starts there is no save: the quit dialog must not claim one. Once it
+    runs, the dialog and the engine-error line name the save itself."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: app.driver.warm)
+        await pilot.press("ctrl+q")
+        assert screen_name(app) == "ConfirmScreen"
+        detail = static_text(app, "#dialog-detail")
+        assert "nothing to lose" in detail and "already in" not in detail, detail
+        assert not list(tmp_path.glob("*.jsonl"))
+        await pilot.press("n")
+        await to_night(pilot)
+        save = str(tmp_path / "dead-rank.jsonl")
+        await pilot.press("ctrl+q")
+        assert static_text(app, "#dialog-detail").replace("\n", "") == (
+            f"Every action you took is already in {save}."
+        )
+        await pilot.press("n")
+        app.screen.engine_failed("Traceback\nRuntimeError: boom")
+        await pilot.pause()
+        assert f"Your actions so far are in {save}." in log_text(app).replace("\n", "")
 
 
 @sync

@@ -33,3 +33,26 @@ async def test_the_briefing_says_the_incident_and_its_level_once_each(tmp_path):
             words = [word.strip() for word in meta.split(",")]
             assert words[0] == incident and len(words) == len(set(words)), meta
             assert (level in words) if level else words[1].startswith("about "), meta
+
+
+@sync
+async def test_after_df_the_storage_panel_shows_the_moment_df_read(tmp_path):
+    """The panel once showed the volumes as of when `df` finished, 10 s after the reading in the
+    log: its "as of" and numbers were not the ones `df` had just printed."""
+    from drill.tui.widgets.storage import StoragePanel
+    from tests.tui.tuikit import type_line
+
+    app = make_app("full-disk", tmp_path=tmp_path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await to_night(pilot)
+        await type_line(pilot, "wait 10m")
+        await type_line(pilot, "df")
+        result = app.driver.session.drill.actions[-1]
+        assert result.verb == "df" and result.end > result.time
+        screen = app.screen
+        lag = 300.0  # full-disk's volume reports 5m late
+        volume = screen.frame.storage.volumes[0]
+        assert volume.as_of == result.time - lag
+        body = screen.query_one(StoragePanel).query_one(".panel-body")
+        text = "\n".join(body.render_line(y).text for y in range(body.size.height))
+        assert f"as of {screen.clock(result.time - lag)}" in text, text

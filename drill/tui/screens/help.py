@@ -25,7 +25,7 @@ PROMPT_KEYS = "\n".join(
         "  pause, resume      hold or release the clock",
         "  speed N            1 to 600 seconds of night per second",
         "  debrief            end the night and see the score",
-        "  quit               leave (every action is already in the save)",
+        "  quit               leave (once the night starts, every action is in its save)",
         "",
         "Pacing: the clock holds while the command line has text, and a new page that matters holds"
         " it until you act: every critical page, and a warning about your own job (its nodes, its"

@@ -241,11 +241,10 @@ class NightScreen(Screen):
         return names
 
     def engine_failed(self, text: str) -> None:
+        path = self.driver.save_path  # None when the night failed before its save was made
+        kept = f"Your actions so far are in {path}." if path else "Nothing was saved."
         self.log_line(
-            Text(
-                "The engine hit an error, so the night stops here. Your actions so far are in the save.",
-                style="bold red",
-            )
+            Text(f"The engine hit an error, so the night stops here. {kept}", style="bold red")
         )
         self.log_line(Text(text.strip().splitlines()[-1], style="red"))
         self._show_busy()
@@ -326,9 +325,8 @@ class NightScreen(Screen):
         if typed.strip():
             self._help(usage_line(typed) or IDLE_HELP)
         elif self.driver.failed:
-            self._help(
-                "The night has stopped after an engine error. ctrl+q quits; your save is on disk."
-            )
+            kept = "your save is on disk" if self.driver.save_path else "nothing was saved"
+            self._help(f"The night has stopped after an engine error. ctrl+q quits; {kept}.")
         elif waiting := [str(arg) for kind, arg in self.driver.pending if kind == "act"]:
             more = f" (+{len(waiting) - 1} more)" if len(waiting) > 1 else ""
             self._help(f"Running: {waiting[0]}{more}")
