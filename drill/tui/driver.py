@@ -259,12 +259,15 @@ class NightDriver:
         self._post(message)
 
     def _read(self, result, source: str) -> Frame:
+        from drill.engine.actions.catalog import VERBS, Kind, On
         from drill.engine.storage_view import storage_view
 
         drill = self.session.drill  # type: ignore[union-attr]
-        # After a `df` the panel shows the moment that `df` read, not the one 10 s later when
-        # it finished: its "as of" and its numbers then match the output in the log.
-        at = result.time if result is not None and result.accepted and result.verb == "df" else None
+        # After a look at the volumes (`df`) the panel shows the moment that look read, not the
+        # one 10 s later when it finished: its "as of" and its numbers then match the log.
+        verb = VERBS.get(result.verb) if result is not None and result.accepted else None
+        reads_volumes = verb is not None and verb.kind == Kind.LOOK and verb.on == On.VOLUME
+        at = result.time if result is not None and reads_volumes else None
         view = storage_view(drill, at)
         return Frame(drill.snapshot(), view, tuple(drill.events()), result, source)
 
