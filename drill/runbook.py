@@ -24,7 +24,7 @@ from drill.night_record import NightRecord, rebuild
 from drill.season.advice import measured_lines
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
-from drill.values.units import format_duration, format_size
+from drill.values.units import format_duration, format_size, plural
 
 # What a signal meant, in the words an on-call colleague would use. Matched on the alert text.
 SIGNALS = (
@@ -61,11 +61,11 @@ class CadenceAdvice:
         else:
             node_mtbf = self.mtbf_seconds * self.job_nodes
             out += [
-                f"- The job spans {self.job_nodes} node(s); at {format_duration(node_mtbf)} between failures per node,"
+                f"- The job spans {plural(self.job_nodes, 'node')}; at {format_duration(node_mtbf)} between failures per node,"
                 f" it sees one failure every {format_duration(self.mtbf_seconds)} on average.",
-                f"- Young's formula: interval = sqrt(2 x {self.write_seconds:.0f}s write x {self.mtbf_seconds:.0f}s between failures)"
-                f" = {self.young_seconds:.0f}s, about {format_duration(self.young_seconds)}"
-                f" or every {max(1, round(self.young_seconds / self.step_time))} steps at {self.step_time:.0f}s a step.",
+                f"- Young's formula: interval = sqrt(2 x {format_duration(self.write_seconds)} write x {format_duration(self.mtbf_seconds)} between failures)"
+                f" = {format_duration(self.young_seconds)},"
+                f" or every {plural(max(1, round(self.young_seconds / self.step_time)), 'step')} at {format_duration(self.step_time)} a step.",
             ]
         out += [
             f"- You chose every {self.chosen_steps} steps, about {format_duration(self.chosen_seconds)}. A failure costs on average"
@@ -94,6 +94,12 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     return CadenceAdvice(
         write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
     )
+
+
+def _sentence(text: str) -> str:
+    """A page's text as a sentence, so that what it meant can follow it."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _verb(text: str) -> str:
@@ -143,7 +149,7 @@ def _section(record: NightRecord, section: RunbookSection) -> list[str]:
             if (alert.text, meaning) in seen:
                 continue
             seen.add((alert.text, meaning))
-            lines.append(f"- {clock(alert.time)} {alert.text}: {meaning}")
+            lines.append(f"- {clock(alert.time)} {_sentence(alert.text)} What it meant: {meaning}")
         if len(lines) == 1:
             lines.append("- No pages fired.")
         lines.append("")
@@ -167,7 +173,7 @@ def _section(record: NightRecord, section: RunbookSection) -> list[str]:
         heading = "What you did, in order:"
     if worked:
         lines.append(heading)
-        lines += [f"1. `{a.text}` at {clock(a.time)}" for a in worked]
+        lines += [f"{n}. `{a.text}` at {clock(a.time)}" for n, a in enumerate(worked, 1)]
         lines.append("")
     advice_lines = _differently(record, key)
     if advice_lines:

@@ -6,7 +6,10 @@ wrong score.
 2. It is deterministic: two fresh runs of the same CHECK_STEPS steps give the same losses and
    the same weights bit for bit, and a resume from a checkpoint taken after the first step
    (serialized and loaded back with weights_only=True, as the store does) reproduces the rest.
-   The game's integrity verdict and every replay depend on this.
+   The game's integrity verdict and every replay depend on this. When two fresh runs differ,
+   a third started from the first one's global RNG state says which rule was broken: it
+   repeats the first when the replica draws from a global RNG, and still differs when state
+   kept outside the model (a counter on the replica object) carried over between runs.
 3. It is fast enough: the measured step time times the job's steps must fit in the night's
    budget (NIGHT_BUDGET_S of training on this machine). The step is timed in CPU seconds of
    this process, so a machine busy with other work does not make a good replica look slow; a
@@ -33,6 +36,8 @@ from __future__ import annotations
 
 import io
 import math
+import random
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -87,6 +92,7 @@ def check_replica(
     _check_batches(replica, torch)
     world = replica.ranks
 
+    rng_before = _global_rngs(torch)  # where the first run starts, for telling causes apart
     first = _build(Trainer, replica, world)
     times: list[float] = []
     walls: list[float] = []
@@ -114,16 +120,15 @@ def check_replica(
         if loss != losses[i]:
             raise ReplicaRefused(
                 f"replica {name} is not deterministic: two runs of the same steps from the same"
-                f" settings differ at step {i + 1} (loss {losses[i]!r}, then {loss!r}); draw"
-                " every random number from a generator seeded by the settings, the step and"
-                " the sample (no global RNG, no unseeded dropout)"
+                f" settings differ at step {i + 1} (loss {losses[i]!r}, then {loss!r});"
+                f" {_why_runs_differ(Trainer, replica, world, rng_before, first, torch)}"
             )
     different = _first_difference(first.parameters_copy(), second.parameters_copy(), torch)
     if different:
         raise ReplicaRefused(
             f"replica {name} is not deterministic: two runs of the same {CHECK_STEPS} steps"
-            f" end with different weights ({different}); draw every random number from a"
-            " generator seeded by the settings, the step and the sample"
+            f" end with different weights ({different});"
+            f" {_why_runs_differ(Trainer, replica, world, rng_before, first, torch)}"
         )
 
     resumed = _build(Trainer, replica, world)
@@ -154,6 +159,46 @@ def check_replica(
     report = CheckReport(per_step, per_step * steps, tuple(losses))
     _passed[key] = (report, torch.get_rng_state())
     return report
+
+
+# The two causes of runs that differ, each with the rule it broke (docs/bring-your-replica.md).
+DRAWS_GLOBAL_RNG = (
+    "draw every random number from a generator seeded by the settings, the step and the sample"
+    " (no global RNG, no unseeded dropout)"
+)
+STATE_OUTSIDE = (
+    "a run started from the same global RNG state differs too, so the steps read state kept"
+    " outside the model and the optimizer (a counter or cache on the replica object or in a"
+    " module global, which the next run inherits); keep all state in the model and the optimizer"
+)
+
+
+def _why_runs_differ(trainer_cls, replica, world: int, rng_before, first, torch) -> str:
+    """Two fresh runs differed. A third, started with every global RNG where the first run
+    started, tells the two causes apart: it repeats the first when the replica draws from a
+    global RNG, and still differs when state outside the model carried over between runs."""
+    _set_global_rngs(rng_before, torch)
+    third = _build(trainer_cls, replica, world)
+    for i in range(CHECK_STEPS):
+        _step(third, replica.name, i + 1)
+    if _first_difference(first.parameters_copy(), third.parameters_copy(), torch):
+        return STATE_OUTSIDE
+    return DRAWS_GLOBAL_RNG
+
+
+def _global_rngs(torch) -> tuple:
+    """torch's, Python's and (when something imported it) numpy's global generator states."""
+    numpy = sys.modules.get("numpy")
+    return (torch.get_rng_state(), random.getstate(), numpy.random.get_state() if numpy else None)
+
+
+def _set_global_rngs(states: tuple, torch) -> None:
+    torch_state, python_state, numpy_state = states
+    torch.set_rng_state(torch_state)
+    random.setstate(python_state)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and numpy_state is not None:
+        numpy.random.set_state(numpy_state)
 
 
 def _build(trainer_cls, replica: LoadedReplica, world: int):

@@ -20,6 +20,7 @@ from drill.saves import Save, check_incident, read_save, resolve_saved_incident
 from drill.saves.header_check import edited_header, other_version
 from drill.saves.verify import compare_score
 from drill.session import ReplayMismatch, Session, mismatch, provenance, replica_figures_differ
+from drill.values.units import plural
 
 EXIT_MISMATCH = 1
 
@@ -81,7 +82,12 @@ def replay(args: argparse.Namespace) -> int:
 
 def unchecked(save: Save) -> str | None:
     """What a verify could not check, located, or None when the save is whole."""
-    played = f"its {len(save.actions)} action(s) match" if save.actions else "it has no actions"
+    count = len(save.actions)
+    played = (
+        f"its {plural(count, 'action')} {'matches' if count == 1 else 'match'}"
+        if count
+        else "it has no actions"
+    )
     if save.truncated:
         return (
             f"{save.path}:{save.lines + 1}: the last line was cut short (a crash mid-write), so"

@@ -25,6 +25,7 @@ from drill.incident.library import incident_files
 from drill.incident.loader import load_incident
 from drill.incident.models import Expectation, Incident
 from drill.saves_dir import cache_dir
+from drill.values.units import plural
 
 NOTHING_BELOW = 40.0
 
@@ -228,7 +229,7 @@ def run_tests(args: argparse.Namespace) -> int:
             say(f"{mark} {check.incident} seed {check.seed} {check.runbook}: {check.detail}")
             failed += not check.ok
     if failed:
-        say(f"{failed} expectation(s) failed", err=True)
+        say(f"{plural(failed, 'expectation')} failed", err=True)
         return 1
-    say(f"all expectations hold for {len(files)} incident(s)")
+    say(f"all expectations hold for {plural(len(files), 'incident')}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drill.engine import night_facts
 from drill.engine.actions.errors import Reject
 from drill.incident.templates import TEMPLATE
 from drill.sim import fault_fields
@@ -36,8 +37,14 @@ def fill_shown(world: World, text: str) -> str:
 
 
 def takeaways(world: World) -> list[str]:
-    """The debrief's takeaways as this night's faults filled them in."""
-    return [fill_shown(world, text) for text in world.incident.debrief.takeaways]
+    """The debrief's takeaways that are true of this night (a takeaway's `when`), as this
+    night's faults filled them in."""
+    shown = []
+    for item in world.incident.debrief.takeaways:
+        text, when = (item, None) if isinstance(item, str) else (item.text, item.when)
+        if night_facts.holds(world, when):
+            shown.append(fill_shown(world, text))
+    return shown
 
 
 def opinion(world: World) -> str:

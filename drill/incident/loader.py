@@ -185,9 +185,11 @@ def shown_texts(incident: Incident) -> list[tuple[tuple, str]]:
         (("hints", i, "text"), hint.text) for i, hint in enumerate(incident.hints)
     ]
     texts += [(("runbooks", i, "why"), book.why) for i, book in enumerate(incident.runbooks)]
-    texts += [
-        (("debrief", "takeaways", i), text) for i, text in enumerate(incident.debrief.takeaways)
-    ]
+    for i, item in enumerate(incident.debrief.takeaways):
+        if isinstance(item, str):
+            texts.append((("debrief", "takeaways", i), item))
+        else:
+            texts.append((("debrief", "takeaways", i, "text"), item.text))
     texts.append((("debrief", "opinion"), incident.debrief.opinion))
     texts += [(("noise", i, "text"), noise.text) for i, noise in enumerate(incident.noise)]
     texts += [(("noise", i, "source"), noise.source) for i, noise in enumerate(incident.noise)]

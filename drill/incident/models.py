@@ -555,9 +555,25 @@ class Scoring(Strict):
     ] = Field(600.0, description="acknowledge a page within this long, 10s to 12h")
 
 
+# What a takeaway's `when` may ask of the night: a small closed list, so that a takeaway that
+# tells the night's story is shown only on the nights that had it. The engine decides each
+# one from the night's own record (drill/engine/night_facts.py).
+NightFact = Literal["crash_looped", "no_crash_loop"]
+
+
+class Takeaway(Strict):
+    text: Text = Field(description="the sentence")
+    when: NightFact = Field(
+        description="shown only when this held on the learner's night: crash_looped (the"
+        " learner's job failed at start-up, before it trained, twice or more) or no_crash_loop"
+    )
+
+
 class Debrief(Strict):
-    takeaways: list[Text] = Field(
-        default_factory=list, description="sentences the learner should keep from the night"
+    takeaways: list[Text | Takeaway] = Field(
+        default_factory=list,
+        description="sentences the learner should keep from the night; one that tells what"
+        " happened can say `when` it is true ({text, when})",
     )
     opinion: str = Field("", max_length=MAX_TEXT, description="the opinion checkpoint question")
 

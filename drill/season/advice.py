@@ -10,7 +10,7 @@ import math
 
 from drill.incident.models import Incident
 from drill.season import measured
-from drill.values.units import format_duration
+from drill.values.units import format_duration, plural
 
 
 def measured_lines() -> list[str]:
@@ -19,7 +19,7 @@ def measured_lines() -> list[str]:
     quarter, young, four = rows[0.25], rows[1.0], rows[4.0]
     return [
         f"- Checked in this simulator: one job on nodes failing at random (checkpoint"
-        f" {measured.CHECKPOINT:.0f}s, restart {format_duration(measured.RESTART)}, one failure"
+        f" {format_duration(measured.CHECKPOINT)}, restart {format_duration(measured.RESTART)}, one failure"
         f" every {format_duration(measured.MTBF)}), {measured.NIGHTS} seeded 12-hour nights at"
         f" each of {len(measured.ROWS)} cadences. Wasted time per hour of training kept:"
         f" {quarter[2]:.1%} at a quarter of Young's interval, {young[2]:.1%} at Young's,"
@@ -60,8 +60,8 @@ def cadence_lines(incident: Incident, every: int) -> list[str]:
         steps = max(1, round(young / spec.step_time))
         out.append(
             f"- Your job writes a checkpoint in {format_duration(write)} and sees a failure about"
-            f" every {format_duration(mtbf)}: Young's interval sqrt(2 x {write:.0f}s x"
-            f" {mtbf:.0f}s) is {format_duration(young)}, every {steps} steps. You checkpointed"
+            f" every {format_duration(mtbf)}: Young's interval sqrt(2 x {format_duration(write)} x"
+            f" {format_duration(mtbf)}) is {format_duration(young)}, every {plural(steps, 'step')}. You checkpointed"
             f" every {every} steps ({format_duration(chosen)}), {chosen / young:.2f} times it."
         )
     out += measured_lines()

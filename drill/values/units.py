@@ -78,6 +78,14 @@ def format_duration(seconds: float) -> str:
     return f"{hours}h" if minutes == 0 else f"{hours}h{minutes:02d}m"
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """A count with its noun as a person writes it: "1 node", "2 nodes", "0 checkpoints".
+    `many` for a noun that does not just take an s ("1 change", "3 changes" need none)."""
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {many or noun + 's'}"
+
+
 def parse_clock(value: str) -> int:
     """Seconds after midnight for 'HH:MM' or 'HH:MM:SS'."""
     match = _CLOCK.match(str(value).strip())

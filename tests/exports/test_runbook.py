@@ -3,6 +3,8 @@ learner's own words, and several nights merged into one document."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from drill.saves import SaveWriter, read_save
@@ -34,7 +36,7 @@ def test_four_sections_with_numbers_and_own_words(saves):
     text = done.stdout
     for heading in ("## Queue", "## Health", "## Checkpoint", "## What you do at 3am"):
         assert heading in text
-    assert "Young's formula: interval = sqrt(2 x 45s write x" in text
+    assert "Young's formula: interval = sqrt(2 x 45s write x 1000h between failures) = 5h," in text
     assert "1000h on average" in text  # 2000h per node over the job's two nodes
     assert "You chose every 50 steps" in text
     assert "Run health on every node of a hung job" in text
@@ -92,7 +94,7 @@ def test_the_3am_section_holds_the_whole_night_in_order(saves):
     done = run_drill("runbook", str(saves["dead-rank"]))
     assert done.returncode == 0, done.stderr
     night = _section(done.stdout, "## What you do at 3am")
-    steps = [line for line in night.splitlines() if line.startswith("1. `")]
+    steps = [line for line in night.splitlines() if re.match(r"\d+\. `", line)]
     texts = [line.split("`")[1] for line in steps]
     saved = [a.text for a in read_save(saves["dead-rank"]).actions if a.accepted]
     assert texts == saved  # every action, in the order it was taken
@@ -100,3 +102,28 @@ def test_the_3am_section_holds_the_whole_night_in_order(saves):
         t.startswith("restart ") for t in texts
     )
     assert "your choice" not in done.stdout
+
+
+def test_figures_read_as_a_person_writes_them(saves):
+    """Audit defect 12: "sqrt(2 x 45s write x 3600000s between failures) = 18000s", "2 node(s)",
+    a page and its meaning joined as ".:", and every list item numbered "1."."""
+    done = run_drill("runbook", str(saves["dead-rank"]), str(saves["full-disk"]))
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert "(s)" not in text and ".:" not in text, text
+    assert "The job spans 2 nodes;" in text
+    assert not re.search(r"\d{4,}s\b", text), "a duration in raw seconds"
+    # Each ordered list counts 1, 2, 3... from its own start.
+    for block in re.split(r"\n(?!\d+\. )", text):
+        numbers = [int(n) for n in re.findall(r"^(\d+)\. ", block, flags=re.M)]
+        assert numbers == list(range(1, len(numbers) + 1)), block
+    whole = _section(text, "## What you do at 3am")
+    assert "\n2. `" in whole and "\n3. `" in whole
+
+
+def test_one_plural_for_every_count():
+    from drill.values.units import plural
+
+    assert [plural(n, "node") for n in (0, 1, 2)] == ["0 nodes", "1 node", "2 nodes"]
+    assert plural(1, "variant night") == "1 variant night"
+    assert plural(3, "body", "bodies") == "3 bodies"

@@ -145,6 +145,36 @@ def hidden_state(settings):
     return HiddenState(settings)
 
 
+class OutsideState(Tiny):
+    """Counts its calls in a Python attribute of the replica object: the model is rebuilt for
+    every run, this counter is not, so a second fresh run goes on where the first stopped.
+    Seeded everywhere: the global RNG is not the cause."""
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        self.calls = 0
+
+    def loss(self, model, batch):
+        self.calls += 1
+        return super().loss(model, batch) * (1.0 + 0.01 * self.calls)
+
+
+def outside_state(settings):
+    return OutsideState(settings)
+
+
+class UnseededDropout(Tiny):
+    """Dropout in training draws from torch's global RNG on every step."""
+
+    def loss(self, model, batch):
+        x, y = batch
+        return F.mse_loss(F.dropout(model(x), 0.2, training=True), y)
+
+
+def unseeded_dropout(settings):
+    return UnseededDropout(settings)
+
+
 NOT_A_FACTORY = 42
 
 

@@ -132,6 +132,26 @@ def test_a_nondeterministic_replica_is_refused(factory: str, text: str) -> None:
     assert "\n" not in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("factory", "rule", "not_this"),
+    [
+        # the global RNG, drawn at build or in every step: blame the RNG
+        ("unseeded_init", "no global RNG", "keep all state"),
+        ("unseeded_dropout", "no global RNG", "keep all state"),
+        # a counter on the replica object, everything seeded: blame the state, not the RNG
+        ("outside_state", "keep all state in the model and the optimizer", "no global RNG"),
+    ],
+)
+def test_runs_that_differ_are_refused_for_the_rule_they_broke(
+    factory: str, rule: str, not_this: str
+) -> None:
+    """Audit defect 23: a counter kept outside the model was told to stop using the global RNG."""
+    with pytest.raises(ReplicaRefused, match="is not deterministic: two runs") as refused:
+        check_replica(load_replica(f"{HERE}:{factory}", {}), steps=300)
+    said = str(refused.value)
+    assert rule in said and not_this not in said and "\n" not in said
+
+
 def test_a_slow_replica_is_refused_after_one_step() -> None:
     replica = load_replica(f"{HERE}:slow", {})
     with pytest.raises(ReplicaRefused, match=r"too slow for a night: a step took \d+ ms") as no:

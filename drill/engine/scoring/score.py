@@ -26,7 +26,7 @@ from typing import Any, cast
 
 from drill.engine.scoring.collateral import Collateral, against_floor
 from drill.engine.scoring.outcome import Outcome
-from drill.values.units import format_duration
+from drill.values.units import format_duration, plural
 
 DEFAULT_WEIGHTS = {
     "progress": 25.0,
@@ -275,8 +275,9 @@ def _why_expected_collateral(mine: Night) -> str:
     )
     if expected.get("dropped"):
         text += (
-            f" {expected['dropped']} variant night(s) were not used: they would have shown you"
-            " a different night."
+            f" {plural(expected['dropped'], 'variant night')} "
+            + ("was not used: it" if expected["dropped"] == 1 else "were not used: they")
+            + " would have shown you a different night."
         )
     return text
 

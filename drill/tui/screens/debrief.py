@@ -288,11 +288,15 @@ class DebriefScreen(Screen):
         return session.drill.world if session is not None else None
 
     def _takeaways(self) -> str:
-        """The author's takeaways with `{fault.ID.FIELD}` as this night's faults chose."""
+        """The author's takeaways true of this night, with `{fault.ID.FIELD}` as this night's
+        faults chose. Before the night is known, only those true of every night."""
         from drill.engine import shown_text
 
         world = self._world()
-        texts = shown_text.takeaways(world) if world else self.incident.debrief.takeaways
+        if world is not None:
+            texts = shown_text.takeaways(world)
+        else:
+            texts = [t for t in self.incident.debrief.takeaways if isinstance(t, str)]
         return "\n".join(f"- {t}" for t in texts) or "No takeaways in this incident."
 
     def _opinion(self) -> str:

@@ -166,12 +166,16 @@ class NightScreen(Screen):
             # The action answers the pages shown before it, not those that fired while it ran
             # (they are in this same frame): release first, then let this frame's pages hold.
             self.pacing.acted()
-        for event in frame.events:
+        before, after = _around(frame)
+        for event in before:
             self._log_event(event)
-            if isinstance(event, AlertFired):
-                self.pacing.page(event.severity, event.subject in about)
         if frame.result is not None:
             self._log_result(frame.result)
+        for event in after:
+            self._log_event(event)
+        for event in frame.events:
+            if isinstance(event, AlertFired):
+                self.pacing.page(event.severity, event.subject in about)
         self.query_one(ClusterMap).show(snapshot)
         self.query_one(QueuePanel).show(snapshot)
         self.query_one(StoragePanel).show(frame.storage)
@@ -206,10 +210,12 @@ class NightScreen(Screen):
         save = self.driver.spec.resume
         command = self.query_one(CommandLine)
         self.log_line(Text(f"Carrying on {save.path}: the night so far.", style="bold"))
-        entries: list[tuple[float, int, object]] = [(e.time, 0, e) for e in frame.events]
-        entries += [(a.time, 1, a) for a in save.actions]
+        # At the same second an action comes before the events: they are what it caused,
+        # as the live log shows them (`_around`).
+        entries: list[tuple[float, int, object]] = [(a.time, 0, a) for a in save.actions]
+        entries += [(e.time, 1, e) for e in frame.events]
         for _, kind, item in sorted(entries, key=lambda entry: (entry[0], entry[1])):
-            if kind == 0:
+            if kind == 1:
                 self._log_event(item)
             else:
                 self._log_saved(item)
@@ -578,3 +584,17 @@ class NightScreen(Screen):
         if action == "next_panel":
             return self.has_class("-narrow")
         return True
+
+
+def _around(frame: Frame) -> tuple[tuple[Event, ...], tuple[Event, ...]]:
+    """A frame's events split around its action: what happened before the line was typed, and
+    what happened from then on. The engine runs an action's first effects (a node starts
+    draining) before it records the line, and an action takes night time, so every event from
+    the action's start on is read as something it caused and is logged after the command and
+    its answer, in time order."""
+    result = frame.result
+    if result is None:
+        return frame.events, ()
+    before = tuple(e for e in frame.events if e.time < result.time)
+    after = tuple(e for e in frame.events if e.time >= result.time)
+    return before, after
