@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from drill.values.share import percent
 from drill.values.units import format_duration
 
 FLOOR_NAME = "doing nothing"
@@ -94,7 +95,7 @@ def _number(name: str, value: float, whole: bool) -> str:
     if _is(name, DURATIONS):
         return "no stop" if value == 0 else format_duration(value)
     if _is(name, SHARES) and 0.0 <= value <= 1.0 and not whole:
-        return f"{value:.0%}"
+        return percent(value)
     if whole or value.is_integer() and abs(value) >= 1:
         return f"{int(value):,}"
     if "hours" in name:

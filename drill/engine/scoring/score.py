@@ -26,6 +26,7 @@ from typing import Any, cast
 
 from drill.engine.scoring.collateral import Collateral, against_floor
 from drill.engine.scoring.outcome import Outcome
+from drill.values.share import percent
 from drill.values.units import format_duration
 
 DEFAULT_WEIGHTS = {
@@ -303,6 +304,12 @@ def recovered_value(o: Outcome) -> float:
     return o.progress_share if o.recovered else 0.0
 
 
+def recovered_figure(o: Outcome) -> float:
+    """The recovered share as the save keeps it and the table prints it. The text quotes this
+    same rounded number through `percent`, so the table and the words never disagree by a point."""
+    return round(recovered_value(o), 3)
+
+
 def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
     return {
         "progress": Axis(
@@ -313,7 +320,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             cost=thrown_away_cost,
         ),
         "recovered": Axis(
-            figure=lambda n: round(recovered_value(n.outcome), 3),
+            figure=lambda n: recovered_figure(n.outcome),
             goodness=lambda n: recovered_value(n.outcome),
             scale=0.5,
             explain=_why_recovered,
@@ -410,13 +417,13 @@ def _why_recovered(mine: Night, par: Night, floor: Night, clock) -> str:
     o = mine.outcome
     if o.completed:
         return (
-            f"The job finished all {o.target_steps} steps, keeping {o.progress_share:.0%} of the"
+            f"The job finished all {o.target_steps} steps, keeping {percent(recovered_figure(o))} of the"
             " undisturbed run's progress by the end of the night."
         )
     if o.recovered:
         return (
             f"The job was training again for the last part of the night, at step {o.final_step};"
-            f" it kept {o.progress_share:.0%} of the undisturbed run's progress."
+            f" it kept {percent(recovered_figure(o))} of the undisturbed run's progress."
         )
     if o.alive:
         return "The job was training at the end, but only just: a recovery needs it training for the last part of the night."
