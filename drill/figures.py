@@ -24,6 +24,13 @@ SHARES = ("discipline", "share", "fraction", "recovered")
 UNITS = {"collateral": "GPU hours", "plan": "fallback step"}
 LABELS = {"gpu_hours": "GPU hours", "rel_l2": "relative distance", "ttr": "time to recovery"}
 WORDS = {"bitexact": "bit for bit", "close": "close", "diverged": "diverged"}
+# The integrity figure's "weights" key, as a phrase: "weights dead job" read as nonsense.
+WEIGHTS = {"dead job": "job dead at the end, weights not compared"}
+# Counts that read as a noun, singular and plural: "1 bad checkpoint caught", not "1 corrupt caught".
+COUNTED = {
+    "corrupt_loaded": ("bad checkpoint loaded", "bad checkpoints loaded"),
+    "corrupt_caught": ("bad checkpoint caught", "bad checkpoints caught"),
+}
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,11 @@ def _zero(value: Any) -> bool:
 
 def _part(key: str, value: Any) -> str:
     shown = figure(key, value)
+    if key == "weights" and value in WEIGHTS:
+        return WEIGHTS[value]
+    if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):
+        one, many = COUNTED[key]
+        return f"{shown} {one if value == 1 else many}"
     if isinstance(value, int | float) and not isinstance(value, bool):
         if _is(key, DURATIONS):
             return f"{label(key)} {shown}"
