@@ -107,3 +107,33 @@ async def test_save_and_export_say_so_where_the_learner_is_looking(tmp_path):
         await until(pilot, lambda: "written to" in str(status.render()), timeout=60)
         assert 0 <= status.region.y < screen.size.height, (status.region, screen.size)
         assert any("Runbook written" in n.message for n in app._notifications)
+
+
+@sync
+async def test_no_typing_goes_in_unseen_and_pages_scroll_over_an_answer_box(tmp_path):
+    """At 80x24 the score once pushed the focused opinion box off-screen (typing went in
+    unseen), and PageUp/PageDown did nothing while a box had the keys."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import TextArea
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _debrief(pilot, app)
+        await pilot.pause(0.2)
+        screen = app.screen
+        scroll = screen.query_one("#debrief", VerticalScroll)
+        focused = screen.focused
+        if focused is not None:  # the keys are somewhere the learner can see
+            assert scroll.region.contains_region(focused.region), "typing would go in unseen"
+        assert scroll.scroll_y == 0  # the score, not an empty box, is what shows first
+        box = screen.query_one("#opinion", TextArea)
+        box.focus()
+        await pilot.pause(0.2)
+        start = scroll.scroll_y
+        assert start > 0
+        await pilot.press("pageup")
+        await pilot.pause(0.2)
+        assert scroll.scroll_y < start and screen.focused is box
+        await pilot.press("pagedown")
+        await pilot.pause(0.2)
+        assert scroll.scroll_y > 0 and screen.focused is box

@@ -316,6 +316,29 @@ class DebriefScreen(Screen):
         )
         self._show_timeline()
         self.query_one("#show-reference", Button).disabled = False
+        focused = self.focused
+        if isinstance(focused, TextArea):
+            self.call_after_refresh(self._no_typing_unseen, focused)
+
+    def _no_typing_unseen(self, area: TextArea) -> None:
+        """The score pushed the answer boxes down. A box with the keys that is now off-screen
+        would take typing unseen: with words in it, it comes into view (their work first);
+        empty, it lets go of the keys and the page goes to the score (Tab or PageDown reach it)."""
+        scroll = self.query_one("#debrief", VerticalScroll)
+        if self.focused is not area or scroll.region.contains_region(area.region):
+            return
+        if area.text.strip():
+            area.scroll_visible(animate=False)
+        else:
+            self.set_focus(None)
+            scroll.scroll_home(animate=False)
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#debrief", VerticalScroll)
+        if direction < 0:
+            scroll.scroll_page_up(animate=False)
+        else:
+            scroll.scroll_page_down(animate=False)
 
     def _show_timeline(self) -> None:
         result = self.result
