@@ -477,11 +477,28 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
         )
     else:
         text = "The final weights diverged from the undisturbed run: the resume lost state or loaded bad bytes."
-    if o.corrupt_loaded:
-        text += f" {o.corrupt_loaded} checkpoint(s) were loaded whose bytes did not match their manifest."
+    return (text + _why_bad_checkpoints(o)).strip()
+
+
+def _why_bad_checkpoints(o: Outcome) -> str:
+    """What happened with damaged checkpoints, in the order a night meets them: restarts that
+    stopped on one, checks that found one, loads that took bad bytes in. "Caught before they
+    were loaded" was wrong for a torn checkpoint two restarts had already failed to load."""
+    text = ""
+    if o.failed_loads:
+        text += f" {_count(o.failed_loads, 'restart', 'restarts')} failed on a damaged checkpoint."
     if o.corrupt_caught:
-        text += f" {o.corrupt_caught} bad checkpoint(s) were caught before they were loaded."
-    return text.strip()
+        text += f" Verifying found {_count(o.corrupt_caught, 'bad checkpoint', 'bad checkpoints')}."
+    if o.corrupt_loaded:
+        loads = _count(o.corrupt_loaded, "resume", "resumes")
+        text += f" {loads} loaded a checkpoint whose bytes did not match its manifest."
+    elif o.failed_loads or o.corrupt_caught:
+        text += " No attempt trained from bad bytes."
+    return text
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:
