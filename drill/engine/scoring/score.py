@@ -486,7 +486,8 @@ def _why_bad_checkpoints(o: Outcome) -> str:
     were loaded" was wrong for a torn checkpoint two restarts had already failed to load."""
     text = ""
     if o.failed_loads:
-        text += f" {_count(o.failed_loads, 'restart', 'restarts')} failed on a damaged checkpoint."
+        plural = "" if o.failed_loads == 1 else "s"
+        text += f" {o.failed_loads} restart{plural} failed on a damaged checkpoint."
     if o.corrupt_caught:
         text += f" Verifying found {_count(o.corrupt_caught, 'bad checkpoint', 'bad checkpoints')}."
     if o.corrupt_loaded:
