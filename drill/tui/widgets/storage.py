@@ -32,8 +32,11 @@ class Meters:
     def __rich_console__(self, console, options):
         volume = self.volume
         rows = [
-            ("  used  ", volume.used / volume.capacity if volume.capacity else 0.0,
-             f" {format_size(volume.used)} of {format_size(volume.capacity)}"),
+            (
+                "  used  ",
+                volume.used / volume.capacity if volume.capacity else 0.0,
+                f" {format_size(volume.used)} of {format_size(volume.capacity)}",
+            ),
         ]
         if volume.quota is not None:
             rows.append(
