@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from drill.values.share import percent
 from drill.values.units import format_duration
 
 FLOOR_NAME = "doing nothing"
@@ -23,6 +24,13 @@ SHARES = ("discipline", "share", "fraction", "recovered")
 UNITS = {"collateral": "GPU hours", "plan": "fallback step"}
 LABELS = {"gpu_hours": "GPU hours", "rel_l2": "relative distance", "ttr": "time to recovery"}
 WORDS = {"bitexact": "bit for bit", "close": "close", "diverged": "diverged"}
+# The integrity figure's "weights" key, as a phrase: "weights dead job" read as nonsense.
+WEIGHTS = {"dead job": "job dead at the end, weights not compared"}
+# Counts that read as a noun, singular and plural: "1 bad checkpoint caught", not "1 corrupt caught".
+COUNTED = {
+    "corrupt_loaded": ("bad checkpoint loaded", "bad checkpoints loaded"),
+    "corrupt_caught": ("bad checkpoint caught", "bad checkpoints caught"),
+}
 
 
 @dataclass(frozen=True)
@@ -77,6 +85,11 @@ def _zero(value: Any) -> bool:
 
 def _part(key: str, value: Any) -> str:
     shown = figure(key, value)
+    if key == "weights" and value in WEIGHTS:
+        return WEIGHTS[value]
+    if key in COUNTED and isinstance(value, int) and not isinstance(value, bool):
+        one, many = COUNTED[key]
+        return f"{shown} {one if value == 1 else many}"
     if isinstance(value, int | float) and not isinstance(value, bool):
         if _is(key, DURATIONS):
             return f"{label(key)} {shown}"
@@ -94,7 +107,7 @@ def _number(name: str, value: float, whole: bool) -> str:
     if _is(name, DURATIONS):
         return "no stop" if value == 0 else format_duration(value)
     if _is(name, SHARES) and 0.0 <= value <= 1.0 and not whole:
-        return f"{value:.0%}"
+        return percent(value)
     if whole or value.is_integer() and abs(value) >= 1:
         return f"{int(value):,}"
     if "hours" in name:

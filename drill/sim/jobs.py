@@ -49,6 +49,7 @@ class Attempt:
     stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
     carried: float = 0.0  # seconds of work a background job had done before this attempt
     loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
+    failed_load: bool = False  # it ended because its checkpoint's bytes would not load or verify
     poisoned_from: int | None = None  # the step its model's bad bytes came in at, if any
     # The step of an undisturbed run whose data this attempt's next step reads (1 at step 0):
     # it runs ahead of the step once a skip moved it.

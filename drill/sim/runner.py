@@ -86,6 +86,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     if not outcome.ok:
         text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
         world.log(job, 0, text)
+        attempt.failed_load = True
         world.end_attempt(job, FAILED, text)
         return
     for first, last in job.data_skips:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
+GROUPS = {"speed": Binding.Group("Speed")}
+
 
 @dataclass(frozen=True)
 class Key:
@@ -23,6 +25,8 @@ class Key:
     tooltip: str = ""
     show: bool = True
     priority: bool = False
+    # Keys of one group show once in the footer ("f3 f4 Speed"), so 80 columns hold them all.
+    group: str | None = None
 
     @property
     def scope(self) -> str:
@@ -37,6 +41,7 @@ class Key:
             priority=self.priority,
             tooltip=self.tooltip,
             id=self.id,
+            group=GROUPS.get(self.group) if self.group else None,
         )
 
 
@@ -74,12 +79,30 @@ KEYS: tuple[Key, ...] = (
     Key("season.back", "escape,q", "back", "Back"),
     Key("briefing.start", "enter", "start", "Start the shift", "Start the night"),
     Key("briefing.help", "f1", "app.help", "Help"),
+    # The briefing outgrows 80x24 and its Start button has the keys: these scroll it anyway.
+    Key(
+        "briefing.page-down",
+        "pagedown",
+        "page(1)",
+        "Read on",
+        "Scroll the briefing down a page",
+        priority=True,
+    ),
+    Key(
+        "briefing.page-up",
+        "pageup",
+        "page(-1)",
+        "Page up",
+        "Scroll the briefing up a page",
+        show=False,
+        priority=True,
+    ),
     Key("plan.start", "ctrl+s", "start", "Start the night", "Start with these settings"),
     Key("plan.help", "f1", "app.help", "Help"),
     Key("night.help", "f1", "help", "Help", "Every action, the keys and the pacing rules"),
     Key("night.pause", "f2", "toggle_pause", "Pause", "Hold or release the clock (not saved)"),
-    Key("night.slower", "f3", "slower", "Slower", "Less night per second"),
-    Key("night.faster", "f4", "faster", "Faster", "More night per second"),
+    Key("night.slower", "f3", "slower", "Slower", "Less night per second", group="speed"),
+    Key("night.faster", "f4", "faster", "Faster", "More night per second", group="speed"),
     Key("night.log-expand", "f5", "toggle_log", "Log", "The log over the whole screen, or back"),
     Key("night.panels", "f6", "next_panel", "Panels", "The next panel (small screens)"),
     Key("night.log-search", "ctrl+f", "search_log", "Search", "Show only log lines with a word"),
@@ -99,6 +122,25 @@ KEYS: tuple[Key, ...] = (
     Key("search.close", "escape", "close_search", "Close search", show=False),
     Key("debrief.save", "ctrl+s", "save_texts", "Save answers", "Write your answers to the save"),
     Key("debrief.help", "f1", "app.help", "Help"),
+    # Over the answer boxes too (priority): the answers are short, the page is long.
+    Key(
+        "debrief.page-up",
+        "pageup",
+        "page(-1)",
+        "Page up",
+        "Scroll the debrief up a page, also from an answer box",
+        show=False,
+        priority=True,
+    ),
+    Key(
+        "debrief.page-down",
+        "pagedown",
+        "page(1)",
+        "Page down",
+        "Scroll the debrief down a page, also from an answer box",
+        show=False,
+        priority=True,
+    ),
     Key("help.close", "escape,f1,q", "close", "Close help"),
     Key("confirm.yes", "y,enter", "answer(True)", "Yes", priority=True),
     Key("confirm.no", "n,escape", "answer(False)", "No", priority=True),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from drill.saves import read_save
 from tests.tui.tuikit import make_app, screen_name, sync, to_night, type_line, until
 
@@ -107,3 +109,39 @@ async def test_save_and_export_say_so_where_the_learner_is_looking(tmp_path):
         await until(pilot, lambda: "written to" in str(status.render()), timeout=60)
         assert 0 <= status.region.y < screen.size.height, (status.region, screen.size)
         assert any("Runbook written" in n.message for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 50)])
+@sync
+async def test_the_opinion_box_has_the_keys_in_view_and_pages_scroll_over_it(tmp_path, size):
+    """Audit defect 20: at 80x24 the score pushed the focused opinion box off-screen (typing
+    went in unseen), PageUp/PageDown did nothing while a box had the keys, and the score was
+    reachable only by tabbing to a button and pressing Home."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import TextArea
+
+    app = make_app("dead-rank", tmp_path=tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await _debrief(pilot, app)
+        await pilot.pause(0.2)
+        screen = app.screen
+        scroll = screen.query_one("#debrief", VerticalScroll)
+        box = screen.query_one("#opinion", TextArea)
+        score = screen.query_one("#score-total")
+        assert screen.focused is box
+        assert scroll.region.contains_region(box.region), (scroll.region, box.region)
+        assert scroll.region.contains_region(score.region), "the score shows first"
+        assert "Score" in str(score.render())
+        await pilot.press("pagedown")
+        await pilot.pause(0.2)
+        assert scroll.scroll_y > 0 and screen.focused is box
+        assert not scroll.region.contains_region(score.region)
+        await pilot.press("pageup")
+        await pilot.pause(0.2)
+        assert scroll.scroll_y == 0 and screen.focused is box  # the score, by keys
+        await pilot.press("pagedown", "pagedown")
+        await pilot.pause(0.2)
+        await pilot.press("o", "k")  # typing brings the box back into view
+        await pilot.pause(0.2)
+        assert box.text == "ok"
+        assert scroll.region.contains_region(box.region), (scroll.region, box.region)

@@ -43,6 +43,28 @@ def test_picker(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=(100, 24), run_before=ready)
 
 
+def test_picker_80x24(snap_compare, tmp_path):
+    """The smallest terminal the game supports: titles cut, Level, Time and Your best shown."""
+    _finished_save(tmp_path, "dead-rank", 87.5)
+    app = make_app(tmp_path=tmp_path)
+
+    async def ready(pilot):
+        await until(pilot, lambda: screen_name(app) == "PickerScreen")
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
+def test_briefing_80x24(snap_compare, tmp_path):
+    """The briefing at 80x24: the start of the text, the Start button and the PageDown key."""
+    app = make_app("dead-rank", tmp_path=tmp_path)
+
+    async def ready(pilot):
+        await until(pilot, lambda: app.driver is not None and app.driver.warm)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=ready)
+
+
 def test_pre_shift_plan(snap_compare, tmp_path):
     app = make_app("full-disk", tmp_path=tmp_path)
 

@@ -47,6 +47,7 @@ class Outcome:
     baseline_loss: float | None = None
     corrupt_loaded: int = 0
     corrupt_caught: int = 0
+    failed_loads: int = 0  # attempts that ended on a checkpoint that would not load or verify
     # Collateral, raw: per other job, killed and waited GPU seconds; the learner's own harms.
     others: dict[str, dict] = field(default_factory=dict)
     harms: list[list[Any]] = field(default_factory=list)  # [time, kind, gpu_seconds, text]
@@ -170,6 +171,7 @@ def measure(drill: Drill, paging_target: float, clock: StepClock, *, plan: bool 
     outcome.skipped_steps = excess.skipped_beyond_bad(job)
     outcome.extra_gpu_seconds = excess.extra_gpu_seconds(drill, whole)
     outcome.stopped_others = excess.stopped_others(drill)
+    outcome.failed_loads = sum(1 for a in job.attempts if a.failed_load)
     outcome.skips = [[first, last] for first, last in job.data_skips]
     outcome.target_gpus = job.gpus
     if plan and drill.incident.plan is not None:

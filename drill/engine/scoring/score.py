@@ -26,6 +26,7 @@ from typing import Any, cast
 
 from drill.engine.scoring.collateral import Collateral, against_floor
 from drill.engine.scoring.outcome import Outcome
+from drill.values.share import percent
 from drill.values.units import format_duration, plural
 
 DEFAULT_WEIGHTS = {
@@ -304,6 +305,12 @@ def recovered_value(o: Outcome) -> float:
     return o.progress_share if o.recovered else 0.0
 
 
+def recovered_figure(o: Outcome) -> float:
+    """The recovered share as the save keeps it and the table prints it. The text quotes this
+    same rounded number through `percent`, so the table and the words never disagree by a point."""
+    return round(recovered_value(o), 3)
+
+
 def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
     return {
         "progress": Axis(
@@ -314,7 +321,7 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
             cost=thrown_away_cost,
         ),
         "recovered": Axis(
-            figure=lambda n: round(recovered_value(n.outcome), 3),
+            figure=lambda n: recovered_figure(n.outcome),
             goodness=lambda n: recovered_value(n.outcome),
             scale=0.5,
             explain=_why_recovered,
@@ -411,13 +418,13 @@ def _why_recovered(mine: Night, par: Night, floor: Night, clock) -> str:
     o = mine.outcome
     if o.completed:
         return (
-            f"The job finished all {o.target_steps} steps, keeping {o.progress_share:.0%} of the"
+            f"The job finished all {o.target_steps} steps, keeping {percent(recovered_figure(o))} of the"
             " undisturbed run's progress by the end of the night."
         )
     if o.recovered:
         return (
             f"The job was training again for the last part of the night, at step {o.final_step};"
-            f" it kept {o.progress_share:.0%} of the undisturbed run's progress."
+            f" it kept {percent(recovered_figure(o))} of the undisturbed run's progress."
         )
     if o.alive:
         return "The job was training at the end, but only just: a recovery needs it training for the last part of the night."
@@ -471,11 +478,29 @@ def _why_integrity(mine: Night, par: Night, floor: Night, clock) -> str:
         )
     else:
         text = "The final weights diverged from the undisturbed run: the resume lost state or loaded bad bytes."
-    if o.corrupt_loaded:
-        text += f" {o.corrupt_loaded} checkpoint(s) were loaded whose bytes did not match their manifest."
+    return (text + _why_bad_checkpoints(o)).strip()
+
+
+def _why_bad_checkpoints(o: Outcome) -> str:
+    """What happened with damaged checkpoints, in the order a night meets them: restarts that
+    stopped on one, checks that found one, loads that took bad bytes in. "Caught before they
+    were loaded" was wrong for a torn checkpoint two restarts had already failed to load."""
+    text = ""
+    if o.failed_loads:
+        plural = "" if o.failed_loads == 1 else "s"
+        text += f" {o.failed_loads} restart{plural} failed on a damaged checkpoint."
     if o.corrupt_caught:
-        text += f" {o.corrupt_caught} bad checkpoint(s) were caught before they were loaded."
-    return text.strip()
+        text += f" Verifying found {_count(o.corrupt_caught, 'bad checkpoint', 'bad checkpoints')}."
+    if o.corrupt_loaded:
+        loads = _count(o.corrupt_loaded, "resume", "resumes")
+        text += f" {loads} loaded a checkpoint whose bytes did not match its manifest."
+    elif o.failed_loads or o.corrupt_caught:
+        text += " No attempt trained from bad bytes."
+    return text
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _why_collateral(mine: Night, par: Night, floor: Night, clock) -> str:

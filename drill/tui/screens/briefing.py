@@ -80,6 +80,13 @@ class BriefingScreen(Screen):
         self.refresh_status()
         self.call_after_refresh(self.app.drawn, self)
 
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#briefing", VerticalScroll)
+        if direction < 0:
+            scroll.scroll_page_up(animate=False)
+        else:
+            scroll.scroll_page_down(animate=False)
+
     def refresh_status(self) -> None:
         driver = self.app.driver
         status = self.query_one("#status", Static)

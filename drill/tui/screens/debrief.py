@@ -1,6 +1,6 @@
-"""The debrief: the score with its figures against par and doing nothing, the takeaways and the
-opinion question (its answer box has the keys from the start), the loss curve against the
-baseline, the learner's night (and the reference's, once the learner asks for it: it would
+"""The debrief: the score line, the opinion question under it (its answer box has the keys
+from the start and stays in view), the score's figures against par and doing nothing, the
+takeaways, the loss curve against the baseline, the learner's night (and the reference's, once the learner asks for it: it would
 spoil a replay), and the learner's runbook. Texts go into the save.
 
 Scoring and the exports take seconds to tens of seconds: they run in thread workers that say
@@ -158,11 +158,8 @@ class DebriefScreen(Screen):
                 markup=False,
             )
             yield ProgressBar(total=100, show_eta=False, id="score-progress")
-            yield Static("", id="components")
-            yield Static(Text("Takeaways", style="bold"), classes="section")
-            yield Static(self._takeaways(), id="takeaways", markup=False)
-            yield Static(Text("Checkpoint cadence", style="bold"), classes="section")
-            yield Static("\n".join(self._cadence()), id="cadence", markup=False)
+            # The opinion box right under the score line: it has the keys from the start, and
+            # the score's table arriving below it never pushes it off-screen (80x24 included).
             if incident.debrief.opinion:
                 yield Static(Text("Opinion checkpoint", style="bold"), classes="section")
                 yield Static(self._opinion(), markup=False, classes="question", id="question")
@@ -172,6 +169,11 @@ class DebriefScreen(Screen):
                     classes="answer",
                     soft_wrap=True,
                 )
+            yield Static("", id="components")
+            yield Static(Text("Takeaways", style="bold"), classes="section")
+            yield Static(self._takeaways(), id="takeaways", markup=False)
+            yield Static(Text("Checkpoint cadence", style="bold"), classes="section")
+            yield Static("\n".join(self._cadence()), id="cadence", markup=False)
             yield Static(Text("Loss against the undisturbed run", style="bold"), classes="section")
             yield LossChart(id="debrief-chart")
             yield Static(Text("Your night", style="bold"), classes="section", id="timeline-title")
@@ -233,8 +235,12 @@ class DebriefScreen(Screen):
             area.cursor_blink = self.app.cursor_blink_enabled
         self.query_one("#export-progress", ProgressBar).display = False
         self._lay_out_buttons(self.size.width)
-        # The first answer box has the keys: what the learner types first is kept.
-        self.query(TextArea).first().focus()
+        # The opinion box has the keys: what the learner types first is kept. Without an opinion
+        # question no box takes them at the start: the runbook's boxes are far below the score,
+        # and typing into one out of sight is worse than Tab to reach it.
+        if self.query("#opinion"):
+            self.query_one("#opinion", TextArea).focus()
+            self.call_after_refresh(self._keys_in_view)
         self.set_interval(0.5, self._tick)
 
     def on_resize(self, event) -> None:
@@ -320,6 +326,29 @@ class DebriefScreen(Screen):
         )
         self._show_timeline()
         self.query_one("#show-reference", Button).disabled = False
+        self.call_after_refresh(self._keys_in_view)
+
+    def _keys_in_view(self) -> None:
+        """An answer box with the keys is on screen, so nothing the learner types goes in
+        unseen. It comes into view (the least scroll that shows it) rather than lose the keys."""
+        area = self.focused
+        if not isinstance(area, TextArea):
+            return
+        scroll = self.query_one("#debrief", VerticalScroll)
+        if not scroll.region.contains_region(area.region):
+            area.scroll_visible(animate=False, immediate=True)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        # Typing after PageUp/PageDown moved the box away: the page comes back to it.
+        if event.text_area is self.focused:
+            self._keys_in_view()
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one("#debrief", VerticalScroll)
+        if direction < 0:
+            scroll.scroll_page_up(animate=False)
+        else:
+            scroll.scroll_page_down(animate=False)
 
     def _show_timeline(self) -> None:
         result = self.result

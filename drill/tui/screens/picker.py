@@ -83,23 +83,58 @@ class PickerScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        table.add_columns("#", "Incident", "Title", "Level", "Time", "Your best")
+        self._fill(self.size.width)
+        self.query_one(DataTable).focus()
+        self.call_after_refresh(self.app.drawn, self)
+
+    def on_resize(self, event) -> None:
+        self._fill(event.size.width)
+
+    def _rows(self) -> list[tuple[str, str, str, str, str, str]]:
+        rows = []
         for number, entry in enumerate(self.entries, start=1):
             incident = entry.loaded.incident
             best = "-" if entry.best is None else f"{entry.best:.0f}"
-            # Text cells: a DataTable reads a plain string as markup, and a title is the file's.
-            table.add_row(
-                str(number),
-                Text(incident.id),
-                Text(incident.title),
-                Text(incident.difficulty),
-                f"~{incident.estimated_minutes}m",
-                best,
-                key=incident.id,
+            rows.append(
+                (
+                    str(number),
+                    incident.id,
+                    incident.title,
+                    incident.difficulty,
+                    f"~{incident.estimated_minutes}m",
+                    best,
+                )
             )
-        table.focus()
-        self.call_after_refresh(self.app.drawn, self)
+        return rows
+
+    def _fill(self, width: int) -> None:
+        """Every column but the title at its content's width; the title gets what is left, cut
+        with an ellipsis, and goes when too little is left (at 80 columns it once pushed Level,
+        Time and Your best off the screen)."""
+        table = self.query_one(DataTable)
+        rows = self._rows()
+        heads = ("#", "Incident", "Title", "Level", "Time", "Your best")
+        widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(heads)]
+        # The picker's padding, the table's scrollbar, and a cell's padding on each side.
+        room = width - 4 - 2 - 2 * len(heads) - (sum(widths) - widths[2])
+        title_w = min(widths[2], room)
+        shown = [i for i in range(len(heads)) if i != 2 or title_w >= 12]
+        key = (tuple(shown), title_w)
+        if getattr(self, "_layout", None) == key:
+            return
+        self._layout = key
+        row = table.cursor_row
+        table.clear(columns=True)
+        for i in shown:
+            table.add_column(heads[i], width=title_w if i == 2 else None)
+        for cells, entry in zip(rows, self.entries, strict=True):
+            # Text cells: a DataTable reads a plain string as markup, and a title is the file's.
+            texts = [Text(cells[i]) for i in shown]
+            if 2 in shown:
+                texts[shown.index(2)].truncate(title_w, overflow="ellipsis")
+            table.add_row(*texts, key=entry.loaded.incident.id)
+        if rows:
+            table.move_cursor(row=min(row, len(rows) - 1))
 
     def _chosen(self):
         table = self.query_one(DataTable)

@@ -22,8 +22,41 @@ def bar(fraction: float, width: int = BAR) -> Text:
     return text
 
 
+class Meters:
+    """A volume's used and quota lines, their bars as wide as the panel leaves room for (16 at
+    most, 4 at least), so "quota" stays on its line in a narrow panel (it wrapped at 140x45)."""
+
+    def __init__(self, volume, team: str) -> None:
+        self.volume, self.team = volume, team
+
+    def __rich_console__(self, console, options):
+        volume = self.volume
+        rows = [
+            (
+                "  used  ",
+                volume.used / volume.capacity if volume.capacity else 0.0,
+                f" {format_size(volume.used)} of {format_size(volume.capacity)}",
+            ),
+        ]
+        if volume.quota is not None:
+            rows.append(
+                (
+                    f"  {self.team:<4}  ",
+                    volume.team_used / volume.quota if volume.quota else 1.0,
+                    f" {format_size(volume.team_used)} of {format_size(volume.quota)} quota",
+                )
+            )
+        widest = max(len(head) + len(tail) for head, _, tail in rows)
+        width = max(4, min(BAR, options.max_width - widest))
+        for head, fraction, tail in rows:
+            line = Text(head)
+            line.append_text(bar(fraction, width))
+            line.append(tail)
+            yield line
+
+
 def storage_text(view: StorageView, clock) -> Group:
-    parts: list[Text] = []
+    parts: list[Text | Meters] = []
     if not view.volumes:
         parts.append(
             Text(
@@ -34,16 +67,8 @@ def storage_text(view: StorageView, clock) -> Group:
     for volume in view.volumes:
         mark = " (your checkpoints)" if volume.name == view.volume else ""
         parts.append(Text(f"{volume.name}{mark}  as of {clock(volume.as_of)}", style="bold"))
-        line = Text("  used  ")
-        line.append_text(bar(volume.used / volume.capacity if volume.capacity else 0.0))
-        line.append(f" {format_size(volume.used)} of {format_size(volume.capacity)}")
-        parts.append(line)
-        if volume.quota is not None:
-            line = Text(f"  {view.team:<4}  ")
-            line.append_text(bar(volume.team_used / volume.quota if volume.quota else 1.0))
-            line.append(f" {format_size(volume.team_used)} of {format_size(volume.quota)} quota")
-            parts.append(line)
-        elif volume.team_used:
+        parts.append(Meters(volume, view.team))
+        if volume.quota is None and volume.team_used:
             parts.append(Text(f"  team {view.team}: {format_size(volume.team_used)} (no quota)"))
     latest = "none" if view.latest is None else f"step {view.latest}"
     parts.append(Text(f"Checkpoints of {view.job}", style="bold"))
