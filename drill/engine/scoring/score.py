@@ -566,15 +566,15 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits = []
     if o.changes:
         bits.append(
-            f"{o.changes_after_look} of {o.changes} changes came after the look that informs"
+            f"{o.changes_after_look} of {o.changes} changes came after a look that informs"
             " them, made after the first sign of trouble"
         )
     if o.uninformed_lines:
+        # Each line says which change, when, and the look that would have counted
+        # (drill/engine/scoring/discipline.py); three are enough to act on.
         shown = "; ".join(o.uninformed_lines[:3])
         more = len(o.uninformed_lines) - 3
-        bits.append(
-            f"uninformed: {shown} after the first sign" + (f", and {more} more" if more > 0 else "")
-        )
+        bits.append(shown + (f"; and {more} more like them" if more > 0 else ""))
     elif not o.changes and o.pages_due and not o.looks_after_signal:
         bits.append("no look and no change after the pages came: no response earns no looks part")
     if o.pages_due:
