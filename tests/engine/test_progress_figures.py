@@ -6,6 +6,7 @@ docstring promises, worked out here by hand or as a property, not by calling the
 - the envelope is non-increasing, keeps the curve's length and its total, and leaves a curve
   that already never rises as it is;
 - a lower loss never reads as an earlier step;
+- where the curve is flat within its noise, the steps the job trained are the reading;
 - the sim's count drops the steps before a corrupt load.
 
 test_outcome_figures.py checks the interpolation between two steps; the replica's reading of a
@@ -14,6 +15,7 @@ real night is in tests/scoring (slow, it trains)."""
 from __future__ import annotations
 
 import math
+import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -22,6 +24,7 @@ from drill.engine.scoring.progress import (
     SMOOTH_STEPS,
     counted,
     current_trajectory,
+    indistinct_steps,
     measured,
     monotone_envelope,
     smoothed,
@@ -111,6 +114,50 @@ def test_the_replicas_reading_takes_the_smoothed_loss_at_the_final_step():
     # Worse than the undisturbed run's: read as an earlier step.
     behind = [(k + 1, loss + 1.0) for k, loss in enumerate(baseline)][:30]
     assert measured(behind, baseline, 30, "diverged").effective_step < 30
+
+
+def _plateau() -> list[float]:
+    """Falls for 20 steps, then wobbles about 0.1 for 280: a loss that has settled."""
+    wobble = random.Random(7)
+    return [2.0 / (k + 1) for k in range(20)] + [
+        0.1 + wobble.uniform(-0.01, 0.01) for _ in range(280)
+    ]
+
+
+def test_a_flat_stretch_of_the_curve_reads_the_steps_the_job_trained():
+    baseline = _plateau()
+    learner = [(k + 1, loss) for k, loss in enumerate(baseline)][:250]
+    loss = smoothed(dict(learner), 250)
+    assert step_for_loss(baseline, loss) < 200  # the curve alone puts it far from step 250
+    first, last = indistinct_steps(baseline, loss)
+    assert first < 40 and last > 250  # the plateau, give or take its noise
+    read = measured(learner, baseline, 250, "close")
+    assert read.effective_step == 250
+    assert read.how == (
+        f"the 250 steps it trained: its smoothed loss {loss:.4g} is one the undisturbed run's"
+        f" curve holds, within its noise, from step {first} to {last}, so the loss cannot tell"
+        " those steps apart"
+    )
+    # The same weights read at any step of the plateau: each at its own step.
+    for step in (60, 120, 200, 300):
+        assert measured(learner[:step] + [(k + 1, baseline[k]) for k in range(250, step)],
+                        baseline, step, "close").effective_step == step  # fmt: skip
+
+
+def test_a_loss_the_plateau_never_reaches_is_still_read_off_the_curve():
+    baseline = _plateau()
+    # Ten times the plateau's loss: the curve is steep there and says which step.
+    worse = [(k + 1, 1.0) for k in range(250)]
+    read = measured(worse, baseline, 250, "diverged")
+    assert read.effective_step == round(step_for_loss(baseline, 1.0)) < 5
+    assert read.how == "its smoothed loss 1.0000 read on the undisturbed curve"
+    # A job at step 250 whose loss is the undisturbed run's at step 10: the curve rules out
+    # step 250, so the count is not taken.
+    tenth = smoothed({k + 1: loss for k, loss in enumerate(baseline)}, 10)
+    stuck = [(k + 1, tenth) for k in range(250)]
+    assert indistinct_steps(baseline, tenth) == (10, 10)
+    assert measured(stuck, baseline, 250, "diverged").effective_step == 10
+    assert indistinct_steps(baseline, float("nan")) is None and indistinct_steps([], 1.0) is None
 
 
 def test_bit_for_bit_weights_are_at_their_own_step_and_no_loss_is_step_zero():

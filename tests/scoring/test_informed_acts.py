@@ -106,9 +106,9 @@ def test_a_quota_request_is_informed_by_df():
     start = f.at(f.first_page + 60)
     blind = [f"{start} ack all", "+0s status llm-pretrain", "+0s quota ckpt +1TB"]
     looked = [f"{start} ack all", "+0s df ckpt", "+0s quota ckpt +1TB"]
-    assert _outcome("quota-cut", 1, blind).uninformed_lines == [
-        "quota ckpt +1TB came with no `df` of ckpt"
-    ]
+    [line] = _outcome("quota-cut", 1, blind).uninformed_lines
+    assert line.startswith("quota ckpt +1TB at ")
+    assert line.endswith(": `df` of ckpt or of everything would have counted")
     assert _outcome("quota-cut", 1, looked).uninformed_changes == 0
 
 
@@ -118,7 +118,8 @@ def test_a_status_does_not_cover_deleting_checkpoints():
     blind = _swap(_swap(lines, "df", "10s"), "ckpt list", "15s")
     out = _outcome("quota-cut", 1, blind)
     assert "status llm-pretrain" in "\n".join(lines)
-    assert out.uninformed_lines[0].startswith("ckpt prune llm-pretrain --keep 2 came with no")
+    assert out.uninformed_lines[0].startswith("ckpt prune llm-pretrain --keep 2 at ")
+    assert "came without a look at llm-pretrain" in out.uninformed_lines[0]
 
 
 # -- the first signal is one the learner could see --------------------------------------------
@@ -218,14 +219,15 @@ def test_an_uninformed_lucky_act_is_no_better_than_b(example, seed):
     ref = reference_score(name, seed, "sim").total
     assert mine.total < 90.0, mine.component("discipline").why
     assert mine.total <= ref - MARGIN, (mine.total, ref)
-    assert "uninformed:" in mine.component("discipline").why
+    assert "would have counted" in mine.component("discipline").why
 
 
 def test_the_debrief_names_the_uninformed_act_and_its_look():
     why = _score("corrupt-checkpoint", 1, _corrupt_blind(1)).component("discipline").why
+    assert "restart llm-pretrain --from 100 at " in why
     assert (
-        "restart llm-pretrain --from 100 came with no `ckpt list` or `ckpt verify` of"
-        " llm-pretrain after the first sign" in why
+        "came without a look at llm-pretrain after the first sign of trouble at" in why
+        and ": `ckpt list` or `ckpt verify` of llm-pretrain would have counted" in why
     )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from drill.engine.actions.catalog import VERBS, Need, Of, When
+from drill.engine.actions.catalog import VERBS, By, Need, Of, When
 from drill.engine.actions.effects import Effect, Target, effect_of
 from drill.sim.events import StepTaken
 
@@ -53,7 +53,7 @@ class Discipline:
     hints_used: int
     notes: int
     first_signal: float | None
-    # Each uninformed change and the look it lacked, for the debrief.
+    # Each uninformed change, when it came and the look that would have counted, for the debrief.
     uninformed: list[str] = field(default_factory=list)
     looks_after_signal: int = 0
 
@@ -193,7 +193,7 @@ def measure_discipline(drill: Drill, paging_target: float, end_time: float) -> D
         if lacking is None:
             informed += 1
         else:
-            uninformed.append(f"{action.text} came with no {lacking}")
+            uninformed.append(_uninformed_line(drill, action, signal, lacking))
     due = in_time = 0
     for alert in drill.world.pager.alerts:
         if alert.noise or alert.severity == "info":
@@ -216,23 +216,68 @@ def measure_discipline(drill: Drill, paging_target: float, end_time: float) -> D
     )
 
 
+@dataclass(frozen=True)
+class Lacking:
+    """The look a change lacked: what it was about and the looks that would have counted."""
+
+    subject: str | None  # the job, node, volume or leaf; None for the cluster
+    looks: str  # "`health` or `gpus` of gpu-a-2, or `fabric` of its leaf or of every leaf"
+
+
+def looks_that_count(by: tuple[By, ...], subject: str | None) -> str:
+    """The looks of one need in words, each naming what it must be of: the verbs as the catalog
+    shows them (never spelt here), the subject once for those that must name it."""
+    that = [b.shown for b in by if b.of == Of.THAT]
+    groups = []
+    if that:
+        named = that[0] if len(that) == 1 else f"{', '.join(that[:-1])} or {that[-1]}"
+        groups.append(named + (f" of {subject}" if subject else ""))
+    for b in by:
+        if b.of == Of.LEAF:
+            groups.append(f"{b.shown} of its leaf or of every leaf")
+        elif b.of == Of.OR_ALL:
+            groups.append(f"{b.shown} of {subject} or of everything" if subject else b.shown)
+        elif b.of == Of.ANY:
+            groups.append(f"any {b.shown}")
+    # "`health` or `gpus` of n1, or `fabric` of its leaf": a comma where a group has its own "or".
+    joint = ", or " if len(that) > 1 else " or "
+    return joint.join(groups)
+
+
 def missing_look(
     drill: Drill, action: ActionResult, done: Effect, seen: list[Effect]
-) -> str | None:
+) -> Lacking | None:
     """None when every need of this change's line is met by a look in `seen`; otherwise what
-    the first unmet one asked for, like "`ckpt list` or `ckpt verify` of llm-pretrain"."""
+    the first unmet one asked for: its subject and the looks that would have met it."""
     for need in VERBS[done.verb].informed_by or ():
         if not _applies(drill, need, action, done):
             continue
         subjects = done.names_in(need.about) if need.about else (done.touches,)
         for subject in subjects:
             if subject is None or not any(_informs(drill, need, subject, s) for s in seen):
-                shown = [b.shown for b in need.by]
-                looks = " or ".join(shown) if len(shown) < 3 else ", ".join(shown[:-1])
-                looks += f" or {shown[-1]}" if len(shown) >= 3 else ""
-                of = f" of {subject[1]}" if subject and subject[1] else ""
-                return f"{looks}{of}"
+                name = str(subject[1]) if subject and subject[1] else None
+                return Lacking(name, looks_that_count(need.by, name))
     return None
+
+
+def _uninformed_line(
+    drill: Drill, action: ActionResult, signal: float | None, lacking: Lacking
+) -> str:
+    """One change that came without its look, for the debrief: the line and when, what it
+    lacked, and the look that would have counted. Looks before the first sign of trouble the
+    learner could see do not count (a healthy node's `health` says nothing about 03:25), so the
+    line says when that was."""
+    at = f"{action.text} at {drill.clock(action.time)}"
+    if signal is None or action.time < signal:
+        return (
+            f"{at} came before any sign of trouble you could see (a page, or a look that showed"
+            f" the fault); after one, {lacking.looks} would have counted"
+        )
+    about = f" at {lacking.subject}" if lacking.subject else ""
+    return (
+        f"{at} came without a look{about} after the first sign of trouble at"
+        f" {drill.clock(signal)}: {lacking.looks} would have counted"
+    )
 
 
 def _applies(drill: Drill, need: Need, action: ActionResult, done: Effect) -> bool:

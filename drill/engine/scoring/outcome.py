@@ -85,8 +85,9 @@ class Outcome:
     skips: list[list[int]] = field(default_factory=list)  # `restart --skip` ranges, as recorded
     target_gpus: int = 0  # the GPUs the job needs
     # Discipline: changes with no informing look after the first visible signal, and for each
-    # its line and the look it lacked ("restart llm --from 100 came with no `ckpt list` or
-    # `ckpt verify` of llm"), for the debrief.
+    # its line, when, and the look that would have counted ("restart llm --from 100 at 03:40:00
+    # came without a look at llm after the first sign of trouble at 03:25:00: `ckpt list` or
+    # `ckpt verify` of llm would have counted"), for the debrief.
     uninformed_changes: int = 0
     uninformed_lines: list[str] = field(default_factory=list)
     # Broken nodes the learner could see, still schedulable for other teams when the night ended

@@ -368,32 +368,56 @@ def _axes(job_gpus: int, steps: int) -> dict[str, Axis]:
 
 
 def _why_progress(mine: Night, par: Night, floor: Night, clock) -> str:
+    """Where the job got to, where the undisturbed run would be, and the gap in training time.
+
+    The undisturbed run is counted on at its pace past the job's last step to the end of the
+    night (StepClock.steps_by), so a finished job that finished late is behind by the time it
+    lost, and "steps behind" can exceed the job's steps. The sentence says so in time, which a
+    learner can picture, with the steps after it."""
     o = mine.outcome
-    behind = f"{o.steps_behind} steps ({format_duration(o.steps_behind * o.pace)} of training)"
     if o.completed:
-        text = (
-            f"The job finished all {o.target_steps} steps at {clock(o.end_time)}, {behind}"
-            f" behind the undisturbed run by the end of the night: its effective step is"
-            f" {o.effective_step}, from {o.progress_how}."
-        )
+        text = f"The job finished all {o.target_steps} steps at {clock(o.end_time)}."
+    elif o.alive:
+        text = f"The job reached step {o.final_step} of {o.target_steps} by the end of the night."
     else:
         text = (
-            f"The model ended {behind} behind the undisturbed run: its effective step is"
-            f" {o.effective_step}, from {o.progress_how}."
+            f"The job reached step {o.final_step} of {o.target_steps} and was not running at"
+            " the end of the night."
         )
+    quiet = "The undisturbed run (the same job alone on a quiet cluster)"
+    if o.baseline_step > o.target_steps:
+        text += (
+            f" {quiet} would have finished its {o.target_steps} steps and, counted on at its pace"
+            f" to the end of the night, reached step {o.baseline_step}."
+        )
+    else:
+        text += f" {quiet} would have reached step {o.baseline_step} by the end of the night."
+    if o.steps_behind:
+        text += f" Your model ended {_behind(o.steps_behind, o.pace)} behind that"
+    else:
+        text += " Your model ended level with it"
+    text += f": its effective step is {o.effective_step}, from {o.progress_how}."
     others = (
-        f" The reference ended {par.outcome.steps_behind} steps behind;"
-        f" doing nothing, {floor.outcome.steps_behind}."
+        f" The reference ended {_behind(par.outcome.steps_behind, o.pace)} behind;"
+        f" doing nothing, {_behind(floor.outcome.steps_behind, o.pace)}."
     )
     expected = o.expected.get("progress")
     if expected:
         others += (
             f" Scored as the mean over {expected['nights']} nights (tonight and seeded variants"
             f" where failures strike at other moments, since a checkpoint plan is judged by what"
-            f" it costs on average): {expected['mean']:.0f} steps behind, against the"
-            f" reference's {expected_steps_behind(par):.0f}."
+            f" it costs on average): {_behind(expected['mean'], o.pace)} behind, against the"
+            f" reference's {_behind(expected_steps_behind(par), o.pace)}."
         )
     return text + others + _why_thrown_away(o, par.outcome)
+
+
+def _behind(steps: float, pace: float) -> str:
+    """A gap as training time first, then steps: "11m54s of training (56 steps)"."""
+    if not steps:
+        return "nothing"
+    count = f"{steps:.0f} step" + ("" if round(steps) == 1 else "s")
+    return f"{format_duration(steps * pace)} of training ({count})"
 
 
 def _why_thrown_away(o: Outcome, par: Outcome) -> str:
@@ -568,15 +592,15 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits = []
     if o.changes:
         bits.append(
-            f"{o.changes_after_look} of {o.changes} changes came after the look that informs"
+            f"{o.changes_after_look} of {o.changes} changes came after a look that informs"
             " them, made after the first sign of trouble"
         )
     if o.uninformed_lines:
+        # Each line says which change, when, and the look that would have counted
+        # (drill/engine/scoring/discipline.py); three are enough to act on.
         shown = "; ".join(o.uninformed_lines[:3])
         more = len(o.uninformed_lines) - 3
-        bits.append(
-            f"uninformed: {shown} after the first sign" + (f", and {more} more" if more > 0 else "")
-        )
+        bits.append(shown + (f"; and {more} more like them" if more > 0 else ""))
     elif not o.changes and o.pages_due and not o.looks_after_signal:
         bits.append("no look and no change after the pages came: no response earns no looks part")
     if o.pages_due:
