@@ -100,3 +100,27 @@ def test_the_debrief_shows_the_line_not_just_a_count():
         "1 of 2 changes came after a look that informs them, made after the first sign of"
         f" trouble; {line}; no notes written."
     )
+
+
+def test_counts_in_the_discipline_line_are_written_as_a_person_writes_them():
+    """Audit defect 12: "1 note(s) written", "3 hint(s) used"."""
+    from drill.engine.scoring.outcome import Outcome
+    from drill.engine.scoring.score import build_score
+
+    base = dict(end_time=7200.0, completed=True, alive=True, recovered=True, final_step=300,
+                target_steps=300, baseline_step=300, effective_step=300, pace=12.0)  # fmt: skip
+    par = Outcome(**base, changes=1, changes_after_look=1, discipline=1.0)
+    mine = Outcome(
+        **base, changes=1, changes_after_look=1, notes=1, hints_used=3, pages_due=1,
+        pages_acked_in_time=1,
+    )  # fmt: skip
+    result = build_score(mine, par, par, weights={}, night_length=7200, job_gpus=16, clock=str)
+    why = result.component("discipline").why
+    assert "(s)" not in why, why
+    for said in (
+        "1 of 1 change came",
+        "1 of 1 page acknowledged",
+        "1 note written",
+        "3 hints used",
+    ):
+        assert said in why, why

@@ -592,7 +592,7 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
     bits = []
     if o.changes:
         bits.append(
-            f"{o.changes_after_look} of {o.changes} changes came after a look that informs"
+            f"{o.changes_after_look} of {plural(o.changes, 'change')} came after a look that informs"
             " them, made after the first sign of trouble"
         )
     if o.uninformed_lines:
@@ -605,16 +605,16 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
         bits.append("no look and no change after the pages came: no response earns no looks part")
     if o.pages_due:
         bits.append(
-            f"{o.pages_acked_in_time} of {o.pages_due} pages acknowledged within the paging target"
+            f"{o.pages_acked_in_time} of {plural(o.pages_due, 'page')} acknowledged within the paging target"
         )
-    bits.append(f"{o.notes} note(s) written" if o.notes else "no notes written")
+    bits.append(f"{plural(o.notes, 'note')} written" if o.notes else "no notes written")
     if o.hints_used:
-        bits.append(f"{o.hints_used} hint(s) used")
+        bits.append(f"{plural(o.hints_used, 'hint')} used")
     text = "; ".join(bits)
     text = text[:1].upper() + text[1:] + "."
     if o.uninformed_changes > par.outcome.uninformed_changes:
         text += (
-            f" {o.uninformed_changes} change(s) had no look that informed them: a guess that came"
+            f" {plural(o.uninformed_changes, 'change')} had no look that informed them: a guess that came"
             f" off is not a diagnosis, so the total stays below {UNINFORMED_CEILING + 0.1:.0f}."
         )
     return text
