@@ -4,6 +4,8 @@ like the plain wait of the same length, and replays to the same moment."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from drill.engine.drill import Drill
@@ -137,3 +139,26 @@ def test_a_save_replays_to_the_same_events(full_disk, tmp_path):
         assert [e.to_json() for e in again.drill.world.timeline] == events
     finally:
         again.close()
+
+
+def test_drill_run_plays_a_fast_forward_line_and_replay_verifies_it(tmp_path):
+    from tests.clikit import run_drill
+
+    actions = tmp_path / "night.actions"
+    actions.write_text("03:00 wait --until page\n+0s ack all\n+0s wait 30m --until page\n")
+    save = tmp_path / "night.jsonl"
+    args = ("run", "full-disk", "--backend", "sim", "--actions", str(actions))
+    done = run_drill(*args, "--save", str(save), "--json")
+    assert done.returncode == 0, done.stderr
+    played = json.loads(done.stdout)["actions"]
+    assert [(a["text"], a["accepted"]) for a in played] == [
+        ("wait --until page", True),
+        ("ack all", True),
+        ("wait 30m --until page", True),
+    ]
+    assert played[0]["end"] == pytest.approx(FULL_DISK_FIRST_PAGE, abs=1.0)
+    assert played[0]["result"].startswith("waited 53m44s: page P1 (warning)")
+    assert played[1]["time"] == played[0]["end"]  # `+0s` counts from where it stopped
+    assert played[2]["result"].startswith("waited 3m: page P2 (warning)")
+    verified = run_drill("replay", str(save), "--verify")
+    assert verified.returncode == 0, verified.stderr
