@@ -141,7 +141,7 @@ class Cost:
     the arguments (`wait` costs its duration; `ckpt verify` reads the file back)."""
 
     seconds: float | Callable[[Context, Call], float]
-    label: str = ""  # short, for the line under the prompt: "15s", "its duration"
+    label: str = ""  # short, for the line under the prompt: "15s", "the time it runs"
     sentence: str = ""  # the last line of `help VERB`
 
     def __post_init__(self) -> None:
@@ -723,7 +723,7 @@ VERBS: dict[str, Verb] = {
             act.wait,
             Cost(
                 act.wait_cost,
-                "its duration",
+                "the time it runs",
                 "Takes its duration of your time while the night goes on; with --until page,"
                 " the time the night ran.",
             ),
