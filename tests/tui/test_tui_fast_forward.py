@@ -22,7 +22,17 @@ async def test_the_key_runs_full_disk_to_its_first_page_and_the_clock_holds_ther
         await to_night(pilot)
         drill = app.driver.session.drill
         assert drill.now < 600 and not drill.world.pager.alerts
-        await pilot.press("f7")
+        # The engine's lock held here keeps the worker from starting the run, so the screen
+        # can be read while it is on its way: it says what is running.
+        app.driver.lock.acquire()
+        try:
+            await pilot.press("f7")
+            await until(pilot, lambda: app.driver.current is not None)
+            shown = str(app.screen.query_one("#inline-help").render())
+            assert shown == "Fast-forwarding to the next signal..."
+            assert "fast-forward" in header(app)
+        finally:
+            app.driver.lock.release()
         await until(pilot, lambda: drill.world.pager.alerts and app.driver.idle, timeout=60)
         await settle(pilot)
         held = drill.now
