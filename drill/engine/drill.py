@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from drill.engine import signals
 from drill.engine.actions import dispatch
 from drill.engine.actions.context import Context
 from drill.engine.actions.errors import Reject
@@ -148,7 +149,7 @@ class Drill:
                 raise Reject("the night is over; start the debrief")
             command = parse(text)
             verb = command.verb
-            output, cost = dispatch.run(self.ctx, command)
+            output, cost, until_signal = dispatch.run(self.ctx, command)
         except Reject as rejection:
             result = ActionResult(start, start, text.strip(), False, str(rejection), verb)
             self.actions.append(result)
@@ -158,10 +159,28 @@ class Drill:
             return result
         self.world.emit(ActionTaken(self.now, "you", text.strip(), accepted=True))
         self.ctx.done.append((command.verb, tuple(word.lower() for word in command.args)))
-        self.advance(cost)
+        if until_signal:
+            output = self._fast_forward(cost, start)
+        else:
+            self.advance(cost)
         result = ActionResult(start, self.now, text.strip(), True, output, verb)
         self.actions.append(result)
         return result
+
+    def _fast_forward(self, limit: float, start: float) -> str:
+        """Run the night until the learner would notice something (signals.py), for at most
+        `limit`; the action costs the time that ran. Says how long and what stopped it."""
+        mine = self.incident.learner_job.name
+        seen: list[Event] = []
+
+        def stop_at(event: Event) -> bool:
+            if signals.noticed(event, mine):
+                seen.append(event)  # a page and the job stopping can come in the same moment
+                return True
+            return False
+
+        self.world.run_until(min(self.now + limit, self.night_end), stop_at=stop_at)
+        return signals.waited(self.world, start, seen, mine)
 
     # -- reading ----------------------------------------------------------------------------
 

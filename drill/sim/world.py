@@ -4,6 +4,8 @@ faults and the pager. The engine drives it; the world never reads a clock or uns
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import simpy
 
 from drill.faults.world import FaultWorld
@@ -76,6 +78,9 @@ class World:
         # Broken nodes the learner could see, left where others' work lands (drill/sim/exposure.py).
         self.exposure = Exposure(self)
         self._seq = 0
+        # What `run_until` is asked to stop at, while it runs: a test on each event recorded,
+        # and the SimPy event that ends the run when one passes it.
+        self._watch: tuple[Callable[[Event], bool], simpy.Event] | None = None
         self.volumes = build_volumes(incident.storage)
         for spec in incident.jobs:
             self._add_training_job(spec)
@@ -93,13 +98,28 @@ class World:
     def now(self) -> float:
         return self.env.now
 
-    def run_until(self, time: float) -> None:
+    def run_until(
+        self, time: float, stop_at: Callable[[Event], bool] | None = None
+    ) -> Event | None:
         """Run the world forward to `time`, and no further than the learner's job completing:
-        the night ends there, however the caller slices time."""
+        the night ends there, however the caller slices time.
+
+        With `stop_at`, also stop at the first event recorded on the way that it accepts, and
+        return that event (None: it ran to `time` or to the end). `stop_at` sees every event
+        recorded while it runs, those after the first at the same moment included. The stop is
+        a SimPy event like the others, so the same night stops at the same place every time."""
         if time <= self.env.now or self.finished.processed:
-            return
+            return None
         stop = self.env.timeout(time - self.env.now)
-        self.env.run(until=self.env.any_of([stop, self.finished]))
+        until = [stop, self.finished]
+        if stop_at is not None:
+            self._watch = (stop_at, self.env.event())
+            until.append(self._watch[1])
+        try:
+            self.env.run(until=self.env.any_of(until))
+        finally:
+            watch, self._watch = self._watch, None
+        return watch[1].value if watch is not None and watch[1].triggered else None
 
     def run_rest_of_night(self) -> None:
         """After the learner's night is over, let everyone else's go on to the night's end, so
@@ -111,6 +131,9 @@ class World:
 
     def emit(self, event: Event) -> Event:
         self.timeline.append(event)
+        watch = self._watch
+        if watch is not None and watch[0](event) and not watch[1].triggered:
+            watch[1].succeed(event)
         return event
 
     def harm(self, kind: str, gpu_seconds: float, text: str) -> None:

@@ -4,7 +4,7 @@ The screens take their BINDINGS from here, the help screen lists the ids beside 
 config.toml's [keymap] rebinds any of them by id (Textual's keymap does the rebinding):
 
     [keymap]
-    "night.log-search" = "ctrl+f,f7"
+    "night.log-search" = "ctrl+f,f8"
 """
 
 from __future__ import annotations
@@ -105,6 +105,13 @@ KEYS: tuple[Key, ...] = (
     Key("night.faster", "f4", "faster", "Faster", "More night per second", group="speed"),
     Key("night.log-expand", "f5", "toggle_log", "Log", "The log over the whole screen, or back"),
     Key("night.panels", "f6", "next_panel", "Panels", "The next panel (small screens)"),
+    Key(
+        "night.fast-forward",
+        "f7",
+        "fast_forward",
+        "Fast-forward",
+        "Run the night to the next page or your job stopping (an action: saved, costs the time)",
+    ),
     Key("night.log-search", "ctrl+f", "search_log", "Search", "Show only log lines with a word"),
     Key("night.scroll-up", "pageup", "scroll_log(-1)", "Scroll up", show=False),
     Key("night.scroll-down", "pagedown", "scroll_log(1)", "Scroll down", show=False),

@@ -63,6 +63,8 @@ def _values(kind: ArgType, verb: Verb, done: list[str], names: Names) -> list[st
         return list(setting.choices) if setting else []
     if kind is argtypes.DURATION:
         return list(DURATIONS)
+    if kind is argtypes.SIGNAL:
+        return list(argtypes.SIGNALS)
     return []
 
 
@@ -106,7 +108,11 @@ def candidates(text: str, names: Names) -> list[str]:
         pool = []
         if filled < len(verb.args):
             pool = _values(verb.args[filled].type, verb, args, names)
-        if filled >= len(verb.args) or not pool:
+        # An argument that may be left out (`wait [DURATION] [--until page]`): its options too.
+        optional = filled < len(verb.args) and (
+            verb.args[filled].optional or verb.args[filled].unless
+        )
+        if filled >= len(verb.args) or not pool or optional:
             used = set(args)
             pool = pool + [flag for flag in options if flag not in used]
     return [c for c in pool if c.startswith(current)]

@@ -11,7 +11,7 @@ config.toml, every key optional:
 
     [keymap]                          # binding id = keys, comma separated, as Textual names them
     "night.pause" = "f9"
-    "night.log-search" = "ctrl+f,f7"
+    "night.log-search" = "ctrl+f,f8"
 
 The ids are listed in the help screen (F1) beside each key. A file that cannot be read, an
 unknown id or an unknown theme never stops the game: it is named in a notice, and the defaults
@@ -81,7 +81,7 @@ def load_config(folder: Path | None = None) -> Config:
         parts = [part.strip() for part in keys.split(",")] if isinstance(keys, str) else []
         if not parts or not all(KEY.fullmatch(part) for part in parts):
             config.problems.append(
-                f'{path}: keymap "{binding_id}" needs keys like "f9" or "ctrl+f,f7"'
+                f'{path}: keymap "{binding_id}" needs keys like "f9" or "ctrl+f,f8"'
             )
             continue
         config.keymap[str(binding_id)] = ",".join(parts)

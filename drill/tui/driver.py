@@ -89,6 +89,7 @@ class NightDriver:
         self.warm = False  # torch and the baseline are loaded (or the resumed night rebuilt)
         self.opening = False  # `open` was called: the session is on its way
         self.pending: deque[tuple[str, object]] = deque()
+        self.current: tuple[str, object] | None = None  # the call a worker is running now
         self._saved_texts: dict[str, str] = dict(spec.resume.texts) if spec.resume else {}
 
     # -- state the screens read -------------------------------------------------------------
@@ -216,6 +217,11 @@ class NightDriver:
         self.pump()
         return True
 
+    def acts(self) -> list[str]:
+        """The lines on their way to the engine: the one running now, then those queued."""
+        calls = [self.current, *self.pending] if self.current else list(self.pending)
+        return [str(arg) for kind, arg in calls if kind == "act"]
+
     def score(self) -> None:
         self.pending.append(("score", None))
         self.pump()
@@ -225,6 +231,7 @@ class NightDriver:
             return
         kind, arg = self.pending.popleft()
         self.busy = True
+        self.current = (kind, arg)
         self.app.run_worker(
             partial(self._run, kind, arg), thread=True, group=ENGINE_GROUP, exit_on_error=False
         )
@@ -232,6 +239,7 @@ class NightDriver:
     def done(self) -> None:
         """Called on the event loop when a queued call has reported."""
         self.busy = False
+        self.current = None
         self.pump()
 
     def _run(self, kind: str, arg: object) -> None:

@@ -10,7 +10,8 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from drill.engine.actions.catalog import VERBS, Kind, On, Verb
+from drill.engine.actions.catalog import FAST_FORWARD, VERBS, Kind, On, Verb
+from drill.tui.bindings import keys_for
 from drill.tui.pacing import SPEEDS
 from drill.tui.panels import PANELS
 from drill.tui.words import DEBRIEF, PAUSE, QUIT, RESUME, SPEED
@@ -57,6 +58,14 @@ class NightCommands(Provider):
             )
             for s in SPEEDS
         ]
+        keys = keys_for("night.fast-forward", self.app.config.keymap)
+        out.append(  # the fast-forward key's line, put on the prompt like every action
+            (
+                f"Action: {FAST_FORWARD}",
+                f"Fast-forward to the next signal: a new page or your job stopping ({keys})",
+                partial(screen.fill, FAST_FORWARD),
+            )
+        )
         out += [
             (
                 f"Show panel: {label}",

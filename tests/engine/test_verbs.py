@@ -144,7 +144,7 @@ def test_help_states_each_cost():
     assert VERBS["health"].cost.sentence == "Takes 60s of your time while the night goes on."
     assert "30s" in VERBS["ckpt verify"].cost.sentence
     assert "read the file back" in VERBS["ckpt verify"].cost.sentence
-    assert VERBS["wait"].cost.label == "its duration"
+    assert VERBS["wait"].cost.label == "the time it runs"
 
 
 # -- what an action touches, and whether it looks or changes -----------------------------------

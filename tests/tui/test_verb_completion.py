@@ -35,7 +35,9 @@ NAMES = Names(
         ("restart train --include ", "restart train --include gpu-", ["gpu-a-1", "gpu-b-1"]),
         ("restart train --from ", "restart train --from ", ["40", "20", "latest", "scratch"]),
         ("quota ", "quota scratch ", []),
-        ("wait ", "wait ", ["1m", "5m", "10m", "30m"]),
+        ("wait ", "wait ", ["1m", "5m", "10m", "30m", "--until"]),  # a duration, or until
+        ("wait --until ", "wait --until page ", []),
+        ("wait 30m ", "wait 30m --until ", []),
         ("help ck", "help ckpt ", []),
         ("help ckpt ", "help ckpt ", ["list", "prune", "rm", "verify"]),
         ("note restart ", "note restart ", []),  # free text completes nothing
@@ -43,6 +45,13 @@ NAMES = Names(
 )
 def test_completion_follows_each_verbs_declared_arguments(typed, line, choices):
     assert complete(typed, NAMES) == (line, choices)
+
+
+def test_the_usage_hint_gives_both_forms_of_wait():
+    assert usage_line("wait --u") == (
+        "wait [DURATION] [--until page]: let the night run, like `wait 5m`, or until the next"
+        " page with `--until page` (the time it runs)"
+    )
 
 
 def test_a_declared_verb_completes_with_no_change_to_completion(monkeypatch):

@@ -304,8 +304,28 @@ def hint(ctx: Context, call: Call) -> str:
 
 
 def wait(ctx: Context, call: Call) -> str:
-    return f"waited {format_duration(call['duration'])}"
+    """A set time, or until the next signal (drill/engine/signals.py): that one is written by
+    the engine once the night has run, when it is known what stopped it."""
+    if call.get("--until") is None:
+        return f"waited {format_duration(call['duration'])}"
+    # On call, a page nobody has answered is the first thing to deal with: fast-forwarding past
+    # it is refused, so it never hides one. A plain `wait` is not refused (a person may choose
+    # to let a page ride); the score judges that by the page's acknowledgement time.
+    waiting = ctx.world.pager.unacked()
+    if waiting:
+        ids = ", ".join(a.id for a in waiting)
+        which = f"`ack {waiting[0].id}`" if len(waiting) == 1 else "`ack all`"
+        raise Reject(
+            f"{ids} {'is' if len(waiting) == 1 else 'are'} open; fast-forward never runs past an"
+            f" open page: {which} first"
+        )
+    return ""
 
 
 def wait_cost(ctx: Context, call: Call) -> float:
-    return call["duration"]
+    """A set time; until a signal, the most it may take: the duration given, or the rest of
+    the night. The engine stops it at the signal and charges only the time that ran."""
+    rest = ctx.world.incident.night.length - ctx.world.now
+    if call.get("--until") is None:
+        return call["duration"]
+    return min(call.get("duration", rest), rest)

@@ -86,6 +86,17 @@ def _duration(text: str, what: str, earlier: Mapping[str, Any]) -> float:
     return seconds
 
 
+# What fast-forward can run the night to (drill/engine/signals.py says what counts as one).
+SIGNALS = ("page",)
+
+
+def _signal(text: str, what: str, earlier: Mapping[str, Any]) -> str:
+    word = text.lower()
+    if word not in SIGNALS:
+        raise Reject(f"{what} takes {' or '.join(SIGNALS)}, got {text!r}")
+    return word
+
+
 def _priority_class(text: str, what: str, earlier: Mapping[str, Any]) -> str:
     if text not in PRIORITY_RANK:
         raise unknown("priority class", text, PRIORITY_RANK)
@@ -136,3 +147,4 @@ KEY = ArgType("KEY", read=_setting_key)
 VALUE = ArgType("VALUE", read=_setting_value)
 SIZE = ArgType("+SIZE", read=_size_increase)
 TEXT = ArgType("TEXT", rest=True)
+SIGNAL = ArgType("|".join(SIGNALS), read=_signal)

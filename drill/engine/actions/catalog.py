@@ -57,6 +57,8 @@ from drill.engine.actions.argtypes import (
     NUMBER,
     PAGE,
     RESUME,
+    SIGNAL,
+    SIGNALS,
     SIZE,
     STEP,
     TEXT,
@@ -97,6 +99,9 @@ class Arg:
     optional: bool = False
     what: str = ""  # the label in messages when not the name: "wait between 1s and 12h"
     missing: str = ""  # said after the usage when it is left out
+    # An option that, given, lets this argument be left out: the duration of a wait that runs
+    # until a signal is its limit, and the night's end is limit enough.
+    unless: str = ""
 
     @property
     def label(self) -> str:
@@ -104,7 +109,7 @@ class Arg:
 
     @property
     def usage(self) -> str:
-        return f"[{self.type.shown}]" if self.optional else self.type.shown
+        return f"[{self.type.shown}]" if self.optional or self.unless else self.type.shown
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ class Cost:
     the arguments (`wait` costs its duration; `ckpt verify` reads the file back)."""
 
     seconds: float | Callable[[Context, Call], float]
-    label: str = ""  # short, for the line under the prompt: "15s", "its duration"
+    label: str = ""  # short, for the line under the prompt: "15s", "the time it runs"
     sentence: str = ""  # the last line of `help VERB`
 
     def __post_init__(self) -> None:
@@ -711,17 +716,32 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "wait",
-            "let the night run, like `wait 5m`",
+            "let the night run, like `wait 5m`, or until the next page with `--until page`",
             Kind.ACT,
             On.NOTHING,
             Section.NIGHT,
             act.wait,
             Cost(
                 act.wait_cost,
-                "its duration",
-                "Takes its duration of your time while the night goes on.",
+                "the time it runs",
+                "Takes its duration of your time while the night goes on; with --until page,"
+                " the time the night ran.",
             ),
-            args=(Arg("duration", DURATION, what="wait"),),
+            args=(
+                Arg(
+                    "duration",
+                    DURATION,
+                    what="wait",
+                    missing="say how long, like `wait 5m`, or `wait --until page`",
+                    unless="--until",
+                ),
+            ),
+            options=(Option("--until", SIGNAL),),
+            detail="`wait --until page` fast-forwards: the night runs until the next page"
+            " arrives or your job stops (fails, is restarted by its retry policy, is preempted),"
+            " and you are charged the time it ran. With a duration, `wait 30m --until page`,"
+            " it stops after 30m at the latest; without one, at the end of the night. It is"
+            " refused while a page is open: acknowledge it first.",
             informed_by=(),
         ),
         Verb(
@@ -762,6 +782,34 @@ def verb_of(words: list[str]) -> tuple[str, int] | None:
 HELP = next(v for v in VERBS.values() if v.handler is _help)
 # `set`: the verb the pre-shift plan's choices become, at the night's start.
 PLAN_VERB = next(v for v in VERBS.values() if v.plan)
+
+
+def _fast_forward() -> tuple[Verb, Option]:
+    """The verb and option that run the night until the next signal (drill/engine/signals.py)."""
+    for verb in VERBS.values():
+        for option in verb.options:
+            if option.type is SIGNAL:
+                return verb, option
+    raise ValueError("no verb has a --until option: nothing fast-forwards")
+
+
+# The line the TUI's fast-forward key sends: `wait --until page`, as the declaration writes it.
+_FF_VERB, _FF_OPTION = _fast_forward()
+FAST_FORWARD = f"{_FF_VERB.name} {_FF_OPTION.flag} {SIGNALS[0]}"
+
+
+def runs_to_signal(verb: Verb, values: Mapping[str, Any]) -> bool:
+    """Whether a parsed line runs the night until a signal rather than for a set time."""
+    return any(o.type is SIGNAL and values.get(o.name) is not None for o in verb.options)
+
+
+def fast_forwards(line: str) -> bool:
+    """Whether a typed line is a fast-forward (the TUI says so while it runs)."""
+    words = line.split()
+    found = verb_of(words)
+    return found is not None and any(
+        o.type is SIGNAL and o.flag in words[found[1] :] for o in VERBS[found[0]].options
+    )
 
 
 def first_look(on: On) -> Verb:

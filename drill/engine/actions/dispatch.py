@@ -5,14 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from drill.engine.actions.catalog import VERBS, Kind, On, Verb, refusal_on_others_job
+from drill.engine.actions.catalog import (
+    VERBS,
+    Kind,
+    On,
+    Verb,
+    refusal_on_others_job,
+    runs_to_signal,
+)
 from drill.engine.actions.context import Call, Context
 from drill.engine.actions.errors import Reject
 from drill.engine.actions.parser import Command
 
 
-def run(ctx: Context, command: Command) -> tuple[str, float]:
-    """Apply the command now; return its output and how long it keeps the operator busy."""
+def run(ctx: Context, command: Command) -> tuple[str, float, bool]:
+    """Apply the command now; return its output, how long it keeps the operator busy, and
+    whether it runs the night until a signal (then that time is the most it may take)."""
     verb = VERBS[command.verb]
     if not verb.plan or ctx.world.now > 0:
         ctx.pre_shift = False
@@ -25,8 +33,8 @@ def run(ctx: Context, command: Command) -> tuple[str, float]:
         exposure.looked(node, output, cluster=verb.on == On.CLUSTER)
     exposure.settle()  # and from now, as this left it
     if verb.plan and ctx.pre_shift:
-        return output, 0.0  # the pre-shift plan is made before the night starts
-    return output, verb.cost.of(ctx, call)
+        return output, 0.0, False  # the pre-shift plan is made before the night starts
+    return output, verb.cost.of(ctx, call), runs_to_signal(verb, call.values)
 
 
 def bind(ctx: Context, verb: Verb, command: Command) -> Call:

@@ -69,6 +69,7 @@ def read_arguments(
     so a line with too many words says its usage before it says a number is wrong."""
     usage = f"usage: {verb.usage}"
     given: list[tuple[Arg | Option, str]] = []
+    left_out: list[Arg] = []  # left out where an option may stand in for it: checked below
     i = 0
     for arg in verb.args:
         if arg.type.rest:
@@ -81,6 +82,8 @@ def read_arguments(
             text = ""
         if text:
             given.append((arg, text))
+        elif arg.unless:
+            left_out.append(arg)
         elif not arg.optional:
             raise Reject(f"{usage} ({arg.missing})" if arg.missing else usage)
     options = {option.flag: option for option in verb.options}
@@ -93,6 +96,9 @@ def read_arguments(
         given.append((options[key], words[i + 1]))
         i += 2
     named = {part.name for part, _ in given}
+    for arg in left_out:
+        if arg.unless not in named:
+            raise Reject(f"{usage} ({arg.missing})" if arg.missing else usage)
     if any(o.required and o.flag not in named for o in verb.options):
         raise Reject(usage)
     values: dict[str, Any] = {part.name: None for part in verb.typed()}

@@ -10,7 +10,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from drill.engine.actions.catalog import VERBS, help_text
+from drill.engine.actions.catalog import FAST_FORWARD, VERBS, help_text
 from drill.tui.bindings import KEYS, bindings, keys_for
 from drill.tui.config import CONFIG_NAME
 
@@ -32,6 +32,12 @@ PROMPT_KEYS = "\n".join(
         " checkpoint volume). It also holds while this help, the palette or a question is open."
         " With --hard it never holds. Every action takes some of the night, as"
         " it would for a person: `wait 10m` lets the night run.",
+        "",
+        f"Fast-forward (night.fast-forward above, or `{FAST_FORWARD}`): the night runs at top"
+        " speed until a new page"
+        " arrives or your job stops, and costs the time it ran, like any wait. It is an action,"
+        " saved like the others, and refused while a page is open: acknowledge it first. The"
+        " page that stops it holds the clock as any page does.",
     )
 )
 
