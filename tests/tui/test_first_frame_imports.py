@@ -49,6 +49,7 @@ NEVER = [
     "drill.engine.actions.catalog",
     "drill.tui.palette",
     "drill.tui.screens.night",
+    "drill.fingerprint",  # hashes drill's source: wanted when a save is written, not before
 ]
 # The picker draws headers: the full load (pydantic models, every fault kind) comes after.
 PICKER_ONLY = ["pydantic", "drill.faults", "drill.incident.loader", "drill.incident.models"]
