@@ -67,3 +67,22 @@ async def test_a_file_that_does_not_load_is_flagged_as_the_full_load_flags_it(tm
         await pilot.press("enter")
         await until(pilot, lambda: screen_name(app) == "BriefingScreen")
         assert app.driver.spec.incident.id == "dead-rank"
+
+
+@sync
+async def test_a_check_that_ends_after_the_learner_left_the_picker_changes_nothing(tmp_path):
+    """Enter before the full check ends: its answer reaches a picker no longer on screen."""
+    files = incident_files(tmp_path)
+    app = Listing(files, backend="sim", saves_dir=tmp_path, config_dir=tmp_path / "config")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: screen_name(app) == "PickerScreen")
+        picker = app.screen
+        await until(pilot, lambda: picker.checked)
+        await pilot.press("enter")
+        await until(pilot, lambda: screen_name(app) == "BriefingScreen")
+        # The worker's answer, as it would arrive late: about a file still listed.
+        picker.checked = False
+        picker._checked([(picker.entries[0], "late.yaml:1:1: a late problem")])
+        await pilot.pause()
+        assert screen_name(app) == "BriefingScreen"
+        assert app.return_code is None  # the app did not stop on an error

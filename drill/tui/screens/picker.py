@@ -183,8 +183,8 @@ class PickerScreen(Screen):
 
     def _checked(self, failed: list[tuple[Entry, str]]) -> None:
         self.checked = True
-        if not failed:
-            return
+        if not failed or not self.is_attached:
+            return  # nothing to move, or the learner left the picker before the check ended
         self.entries = [e for e in self.entries if all(e is not f for f, _ in failed)]
         self.problems += [why for _, why in failed]
         table = self.query_one(DataTable)
