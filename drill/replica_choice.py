@@ -29,8 +29,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 from pathlib import Path
-
-from drill.incident.loader import LoadedIncident
+from typing import TYPE_CHECKING
 
 # Only this module and the engine's replica adapters import `replica` (a contract in
 # pyproject.toml). The layers above take the torch build of this machine (a save's origin) and
@@ -38,6 +37,9 @@ from drill.incident.loader import LoadedIncident
 # imports torch only when called.
 from replica.build import torch_build as torch_build
 from replica.build import warm_up as warm_up
+
+if TYPE_CHECKING:  # a type only: `drill` reads the project's replica before its picker draws
+    from drill.incident.loader import LoadedIncident
 
 PROJECT_FILE = "pyproject.toml"
 

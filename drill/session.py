@@ -20,7 +20,6 @@ from drill.engine.timed import TEMPLATE, ActionsFileError, TimedAction
 from drill.incident.loader import LoadedIncident
 from drill.replica_choice import header_replica, replica_for_save, with_replica
 from drill.saves import (
-    MAX_RANKS,
     Save,
     SaveError,
     SaveWriter,
@@ -34,6 +33,7 @@ from drill.saves.lock import check_not_locked
 from drill.saves.origin import current_origin, describe, same_origin
 from drill.saves.verify import Difference, compare_action
 from drill.saves_dir import cache_dir
+from drill.session_options import OptionError, check_ranks, check_seed
 
 __all__ = [
     "OptionError",
@@ -54,24 +54,6 @@ class ReplayMismatch(Exception):
     def __init__(self, path: str, line: int, message: str):
         super().__init__(f"{path}:{line}: {message}")
         self.line = line
-
-
-class OptionError(Exception):
-    """Command line options that contradict each other or the save: one line for the user."""
-
-
-def check_ranks(ranks: int | None) -> None:
-    if ranks is not None and not 1 <= ranks <= MAX_RANKS:
-        raise OptionError(
-            f"--ranks must be from 1 to {MAX_RANKS} (leave it out for the backend's default),"
-            f" not {ranks}"
-        )
-
-
-def check_seed(seed: int | None) -> None:
-    """A seed a save can hold (its header keeps it as a 64-bit whole number)."""
-    if seed is not None and not -(2**63) <= seed < 2**63:
-        raise OptionError(f"--seed must fit in 64 bits, from {-(2**63)} to {2**63 - 1}")
 
 
 def open_resume(

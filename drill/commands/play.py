@@ -28,9 +28,9 @@ def play(args: argparse.Namespace) -> int:
 
 def app_options(args: argparse.Namespace) -> dict:
     """The DrillApp's keyword arguments from `drill play`'s (or `drill serve`'s) flags."""
-    # Here, not at the top: the session brings the engine, which the picker's first frame
-    # does not need.
-    from drill.session import OptionError, check_ranks, check_seed, open_resume
+    # Not drill.session: it brings the engine and SimPy, which neither the picker's nor the
+    # briefing's first frame needs (the warm-up imports them once the screen is drawn).
+    from drill.session_options import OptionError, check_ranks, check_seed
     from drill.tui.pacing import DEFAULT_SPEED, MAX_SPEED, MIN_SPEED
 
     incident_name = getattr(args, "incident", None)
@@ -50,6 +50,9 @@ def app_options(args: argparse.Namespace) -> dict:
     try:
         if resume:
             # One resume path for `run` and `play` (drill/session.py): refusals included.
+            # A resumed night replays through the engine before its briefing anyway.
+            from drill.session import open_resume
+
             override = resolve_with_suggestion(incident_name) if incident_name else None
             save, loaded = open_resume(
                 resume,

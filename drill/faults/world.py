@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Generator, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
-
-import simpy
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from drill.faults.pick import Pick
 from drill.states import JobState, NodeState
+
+if TYPE_CHECKING:  # a type only: the loader reads the fault kinds before SimPy is needed
+    import simpy
 
 
 class FaultGpu(Protocol):

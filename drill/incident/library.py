@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from drill.incident.loader import LoadedIncident, load_incident
 from drill.paths import incidents_dir
+
+if TYPE_CHECKING:
+    from drill.incident.loader import LoadedIncident
 
 YAML_SUFFIXES = (".yaml", ".yml")
 
@@ -37,6 +40,10 @@ def resolve_incident(name: str) -> LoadedIncident:
 
     A name that is neither is loaded as a path anyway, so the error names it: "file not found".
     """
+    # Here, not at the top: the loader brings pydantic and every fault kind, and the picker
+    # lists the shipped files before its first frame without them.
+    from drill.incident.loader import load_incident
+
     path = Path(name)
     if not path.exists():
         path = shipped_path(name) or path

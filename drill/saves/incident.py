@@ -15,11 +15,14 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from drill.incident.errors import IncidentError
-from drill.incident.loader import LoadedIncident, load_incident
 from drill.paths import incidents_dir
 from drill.saves.model import Save, SaveError
+
+if TYPE_CHECKING:  # the loader (pydantic, the fault kinds) loads when a save's incident does
+    from drill.incident.loader import LoadedIncident
 
 MAX_INCIDENT_BYTES = 2_000_000
 
@@ -32,6 +35,8 @@ def shipped_incidents_dir() -> Path:
 def resolve_saved_incident(save: Save) -> LoadedIncident:
     """The incident file the header names, when it is allowed and unchanged; else the shipped
     incident with the header's id."""
+    from drill.incident.loader import load_incident
+
     named = _allowed_file(save)
     if named is not None:
         sha = _sha256_of(named)

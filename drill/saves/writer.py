@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from drill import ENGINE_VERSION, __version__
+import drill
+from drill import __version__
 from drill.saves.files import (
     create_save_file,
     fsync_folder,
@@ -59,7 +60,9 @@ class SaveWriter:
             "type": "header",
             "format": FORMAT,
             "drill_version": __version__,
-            "engine_version": ENGINE_VERSION,
+            # Read when a save is made, not at import: the fingerprint hashes drill's source,
+            # which the picker's first frame (it imports the saves for best scores) need not.
+            "engine_version": drill.ENGINE_VERSION,
             "incident_id": incident_id,
             "incident_sha256": incident_sha256,
             "incident_path": str(incident_path),

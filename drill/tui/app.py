@@ -26,16 +26,24 @@ from drill.tui.messages import (
     WarmedUp,
 )
 from drill.tui.pacing import DEFAULT_SPEED, Pacing
-from drill.tui.palette import AppCommands
 
 if TYPE_CHECKING:  # the driver brings the engine, which the picker does not need
     from drill.tui.driver import NightDriver
+    from drill.tui.palette import AppCommands
+
+
+def app_commands() -> type[AppCommands]:
+    """The palette's provider, imported when the palette first opens: its module brings the
+    engine's action catalog, which no first frame draws."""
+    from drill.tui.palette import AppCommands
+
+    return AppCommands
 
 
 class DrillApp(App[int]):
     CSS_PATH = Path(__file__).with_name("drill.tcss")  # absolute: subclasses may live anywhere
     TITLE = "3am Drill"
-    COMMANDS = App.COMMANDS | {AppCommands}
+    COMMANDS = App.COMMANDS | {app_commands}
     BINDINGS = bindings("app")
 
     def __init__(

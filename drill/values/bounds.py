@@ -16,11 +16,12 @@ seconds, and each bound sits where the engine still runs a night in about a minu
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-
-from pydantic import AfterValidator
+from typing import TYPE_CHECKING, Any
 
 from drill.values import units
+
+if TYPE_CHECKING:  # pydantic loads with the incident models; a save's reader needs only numbers
+    from pydantic import AfterValidator
 
 MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
 
@@ -50,6 +51,8 @@ def within(
                 f"{show(value)} is out of range; use {show(low)} to {show(high)}: {why}"
             )
         return value
+
+    from pydantic import AfterValidator
 
     return AfterValidator(check)
 

@@ -51,7 +51,7 @@ async def test_the_picker_opens_the_season_of_a_fleet_incident(tmp_path):
     async with app.run_test(size=(120, 50)) as pilot:
         await until(pilot, lambda: screen_name(app) == "PickerScreen", loud=False)
         table = app.screen.query_one("#incidents")
-        ids = [entry.loaded.incident.id for entry in app.screen.entries]
+        ids = [entry.header.id for entry in app.screen.entries]
         table.move_cursor(row=ids.index("dead-rank"))
         await pilot.press("s")
         await pilot.pause()

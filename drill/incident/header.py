@@ -1,0 +1,68 @@
+"""An incident file's header (id, title, level, time, order) without the full load.
+
+The picker lists every shipped incident before its first frame. The full load validates the
+whole file against the pydantic models and every fault kind, which costs more to import than
+the picker takes to draw, so the picker draws from these headers and checks each file fully
+just after (drill/tui/screens/picker.py). A header that does not read cleanly here is None:
+the caller loads that file fully at once, so a broken file is reported by the loader's own
+words, never by a second, weaker message from this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from drill.incident.errors import IncidentError
+from drill.incident.migrations import LATEST
+from drill.incident.yaml_source import decode_source, read_source_bytes
+from drill.text_safety import first_unsafe
+
+LEVELS = ("tutorial", "easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Header:
+    path: Path
+    id: str
+    title: str
+    difficulty: str
+    order: int
+    estimated_minutes: int
+
+    @classmethod
+    def of(cls, loaded: Any) -> Header:
+        """The header of a fully loaded incident (a LoadedIncident)."""
+        incident = loaded.incident
+        return cls(
+            Path(loaded.path),
+            incident.id,
+            incident.title,
+            incident.difficulty,
+            incident.order,
+            incident.estimated_minutes,
+        )
+
+
+def read_header(path: Path) -> Header | None:
+    """The file's header, or None when anything about it is not plainly right (the full load
+    then says what): a file of an older schema, a missing or odd field, a control character."""
+    try:
+        text = decode_source(read_source_bytes(path, str(path)), str(path))
+        # libyaml's safe loader: no tags that build objects, and the loader's size limit
+        # already held above. The full load repeats this with every check.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (IncidentError, yaml.YAMLError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("schema") != LATEST:
+        return None
+    words = [data.get(key) for key in ("id", "title", "difficulty")]
+    numbers = [data.get(key) for key in ("order", "estimated_minutes")]
+    if not all(isinstance(w, str) and w and first_unsafe(w) is None for w in words):
+        return None
+    if not all(type(n) is int for n in numbers) or data["difficulty"] not in LEVELS:
+        return None
+    return Header(path, *words, *numbers)

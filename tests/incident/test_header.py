@@ -1,0 +1,55 @@
+"""The picker's header read (drill/incident/header.py) never shows anything the full load
+would not: for a file that loads, the header is the loaded incident's or None (then the picker
+loads the file fully before drawing)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drill.incident.errors import IncidentError
+from drill.incident.header import Header, read_header
+from drill.incident.library import shipped_incident_files, shipped_path
+from drill.incident.loader import load_incident
+
+
+def test_every_shipped_header_is_what_the_full_load_reads():
+    for path in shipped_incident_files():
+        assert read_header(path) == Header.of(load_incident(path)), path
+
+
+FIELDS = ["id", "title", "difficulty", "order", "estimated_minutes", "schema"]
+VALUES = st.one_of(
+    st.text(max_size=30),
+    st.integers(-3, 200),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["tutorial", "easy", "medium", "hard", "dead-rank", "2", "1"]),
+)
+# Written unquoted: plain scalars that YAML 1.1 (libyaml's safe loader, the header read) and
+# the loader's own resolvers may type differently.
+PLAIN = st.sampled_from(
+    ["yes", "no", "on", "1_0", "0o10", "010", "0x1f", "1e3", "1.0", "2026-12-03", "~", ".inf", "+2"]
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(field=st.sampled_from(FIELDS), value=st.one_of(VALUES, PLAIN.map(lambda p: (p,))))
+def test_an_edited_header_reads_as_the_full_load_or_not_at_all(tmp_path_factory, field, value):
+    text = shipped_path("dead-rank").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"{field}:"))
+    # JSON is YAML: any value, quoted as needed; a 1-tuple is a plain scalar, as typed.
+    shown = value[0] if isinstance(value, tuple) else json.dumps(value)
+    lines[at] = f"{field}: {shown}"
+    path = tmp_path_factory.mktemp("header") / "edited.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    header = read_header(path)
+    try:
+        loaded = load_incident(path)
+    except IncidentError:
+        return  # the picker's full check moves it to the "Not listed" line
+    assert header is None or header == Header.of(loaded)
