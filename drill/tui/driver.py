@@ -209,6 +209,12 @@ class NightDriver:
         self.pending.append(("act", text))
         self.pump()
 
+    def act_first(self, lines: list[str]) -> None:
+        """Lines that must run before anything typed while the session was opening (the
+        plan's `set` lines belong at the night's start)."""
+        self.pending.extendleft(("act", line) for line in reversed(lines))
+        self.pump()
+
     def advance(self, seconds: float) -> bool:
         """Advance only when nothing else is waiting: the clock never jumps an action's queue."""
         if seconds <= 0 or not self.idle or not self.ready or self.failed:

@@ -165,8 +165,7 @@ class NightScreen(Screen):
             frame = self._replay_log(frame)
         if frame is not None:
             self.show_frame(frame)
-        for line in self.plan:
-            self.driver.act(line)
+        self.driver.act_first(self.plan)
         self.plan = []
         self._last_tick = time.monotonic()
 
@@ -439,13 +438,18 @@ class NightScreen(Screen):
             self.log_line(
                 Text("Not done: the night stopped after an engine error.", style="bold red")
             )
-        elif not self.driver.ready:
+        elif not self.driver.ready and self.driver.error is None:
+            # Typed while the session opens (a second or two): kept, not thrown away, and run
+            # in order as soon as the night starts.
             self.log_line(
                 Text(
-                    "Not yet: the cluster is still getting ready. Try again in a moment.",
+                    "The cluster is still getting ready: this runs as soon as the night starts.",
                     style="yellow",
                 )
             )
+            self.driver.act(line)
+        elif not self.driver.ready:
+            self.log_line(Text("Not done: the night could not start.", style="bold red"))
         else:
             self.driver.act(line)
         self._show_busy()
