@@ -467,9 +467,10 @@ class NightDriver:
                 self.closed = True
                 if self.session is not None:
                     self.session.close()
-        thread = self.par_thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout=30)
+        # The worker's thread belongs to the event loop's pool and stays for its next job:
+        # what is waited for is the measurement returning.
+        if self.par_running() and threading.current_thread() is not self.par_thread:
+            self.par_done.wait(timeout=30)
 
 
 def _seconds(seconds: float) -> str:
