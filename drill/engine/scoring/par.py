@@ -272,6 +272,16 @@ def _read_cached(path: Path) -> dict | None:
     return None
 
 
+def is_cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None) -> bool:
+    """Whether par and floor are kept already (a cache file, or this process's memory): the
+    commands say "measuring par and floor" only when they will be."""
+    key = cache_key(incident, seed, backend)
+    if cache_dir is None:
+        return key in _MEMORY
+    path = Path(cache_dir) / "par" / f"{key}.json"
+    return str(path) in _UNKEPT or _read_cached(path) is not None
+
+
 def par_and_floor(
     incident: Incident,
     seed: int,
