@@ -15,11 +15,10 @@ caller that passes `stop` is told to give up (Stopped) between steps of the nigh
 what it had measured is dropped and the next caller measures from the start.
 
 Two nights in two threads share nothing here but these caches: every Drill has its own world,
-SimPy environment and replica, and the replica draws no random number from torch's global
-generator (replica/determinism.py). Building a model does draw from it, and a checkpoint records
-its state, but every night sets it the same way before its first step (replica/checks.py), so a
-night's checkpoints hash the same with a second night beside it
-(tests/engine/test_par_background.py).
+SimPy environment and replica. The one process-wide thing a replica night touches is torch's
+global generator (building a model draws from it, a checkpoint records its state), and each
+night keeps its own state of it (replica/determinism.py, NightRng), so a night's checkpoints
+hash the same with a second night beside it (tests/engine/test_par_background.py).
 """
 
 from __future__ import annotations
