@@ -374,6 +374,176 @@ def map_frame(repeat: int) -> None:
     )
 
 
+# -- the debrief: night end to score, and `debrief` typed early (issue 24) ---------------------
+
+DEBRIEF_INCIDENT = "dead-rank"
+# What the learner types before the night ends: a look, an ack, time passing.
+LEARNER_LINES = ("status llm-pretrain", "wait 9m", "ack all")
+
+
+def _fresh_saves(root: Path) -> Path:
+    """A saves folder with no par cached: the replica's baseline copied in from ./saves/cache
+    or $DRILL_SAVES_DIR, so neither side of a row pays for training it."""
+    import os
+    import shutil
+
+    from drill.saves_dir import cache_dir
+
+    shared = cache_dir()
+    saves = root / f"saves-{time.perf_counter_ns()}"
+    (saves / "cache").mkdir(parents=True)
+    for entry in shared.glob("baseline-*") if shared.is_dir() else ():
+        if entry.is_dir():
+            shutil.copytree(entry, saves / "cache" / entry.name)
+    os.environ["DRILL_SAVES_DIR"] = str(saves)
+    return saves
+
+
+async def _night_to_debrief(saves: Path, *, background: bool, early: bool) -> dict:
+    """One night in the TUI through Pilot on the inprocess backend. Returns the seconds from
+    the night's end (the frame that shows it over reaching the app) or the confirmed
+    `debrief` to the score reaching the debrief screen, and how long the background par took.
+    The app itself notes both moments, so the polling of the test harness adds nothing."""
+    from drill.incident.library import resolve_incident
+    from drill.tui import driver as driver_module
+    from drill.tui.app import DrillApp
+    from tests.tui.tuikit import screen_name, to_night, type_line, until
+
+    moments: dict[str, float] = {}
+
+    class Timed(DrillApp):
+        def on_frame_ready(self, message) -> None:
+            if message.frame.snapshot.over:
+                moments.setdefault("over", time.perf_counter())
+            super().on_frame_ready(message)
+
+        def on_scored(self, message) -> None:
+            super().on_scored(message)  # the debrief shows the score in here
+            moments.setdefault("scored", time.perf_counter())
+
+    old = driver_module.BACKGROUND_PAR
+    if not background:
+        driver_module.BACKGROUND_PAR = ()  # the debrief measures par itself, cold
+    try:
+        app = Timed(
+            loaded=resolve_incident(DEBRIEF_INCIDENT),
+            backend="inprocess",
+            paused=True,
+            cursor_blink=False,
+            saves_dir=saves,
+            config_dir=saves / "config",
+            save_path=saves / "night.jsonl",
+        )
+        async with app.run_test(size=(120, 50)) as pilot:
+            await to_night(pilot)
+            for line in LEARNER_LINES:
+                await type_line(pilot, line)
+            driver = app.driver
+            if background:
+                # A learner plays for minutes; the worker needs seconds. Wait for it, and
+                # report how long it took, so the row measures the debrief it buys.
+                await until(pilot, driver.par_done.is_set, timeout=300)
+            par_s = time.monotonic() - driver.par_started if driver.par_started else float("nan")
+            if early:  # about 03:10: `debrief` typed and confirmed
+                await type_line(pilot, "debrief")
+                moments["over"] = time.perf_counter()
+                await pilot.press("y")
+            else:  # the rest of the night passes; its end opens the debrief by itself
+                await pilot.press(*"wait 2h")
+                await pilot.press("enter")
+            await until(
+                pilot,
+                lambda: screen_name(app) == "DebriefScreen" and app.screen.result is not None,
+                timeout=600,
+            )
+            await pilot.press("ctrl+q", "y")
+            await until(pilot, lambda: driver.closed, timeout=60)
+        return {"took": moments["scored"] - moments["over"], "par_s": par_s}
+    finally:
+        driver_module.BACKGROUND_PAR = old
+
+
+def _headless_rest(saves: Path) -> float:
+    """The engine alone: the same lines to 03:10 on a fresh inprocess Drill, then the rest of
+    the night played out and scored, timed from 03:10. `saves` is the early debrief's own
+    folder, so par is cached here as it was there."""
+    from drill.engine.drill import Drill
+    from drill.engine.scoring.par import score_drill
+    from drill.incident.library import resolve_incident
+    from drill.saves_dir import cache_dir
+
+    incident = resolve_incident(DEBRIEF_INCIDENT).incident
+    drill = Drill.create(incident, incident.seeds[0], "inprocess", cache_dir=cache_dir())
+    try:
+        for line in LEARNER_LINES:
+            drill.act(line)
+        start = time.perf_counter()
+        drill.play_out()
+        score_drill(drill)
+        return time.perf_counter() - start
+    finally:
+        drill.close()
+
+
+def debrief_rows(repeat: int) -> None:
+    """Night end to debrief (< 2 s), against the same night scored cold with no background
+    par; and `debrief` typed at 03:10 (< 10 s), against the engine alone playing out the same
+    rest of the night and scoring it (a headless `drill run` of it, in this process)."""
+    import tempfile
+
+    ends: list[float] = []
+    colds: list[float] = []
+    earlies: list[float] = []
+    headless: list[float] = []
+    pars: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench-debrief-") as root:
+        for _ in range(repeat):
+            cold = _fresh_saves(Path(root))
+            colds.append(
+                asyncio.run(_night_to_debrief(cold, background=False, early=False))["took"]
+            )
+            warm = _fresh_saves(Path(root))
+            end = asyncio.run(_night_to_debrief(warm, background=True, early=False))
+            ends.append(end["took"])
+            pars.append(end["par_s"])
+            saves = _fresh_saves(Path(root))
+            early = asyncio.run(_night_to_debrief(saves, background=True, early=True))
+            earlies.append(early["took"])
+            headless.append(_headless_rest(saves))  # par cached there by now, as in the TUI
+    end, cold, early, alone = min(ends), min(colds), min(earlies), min(headless)
+    ROWS.append(
+        row(
+            "tui",
+            f"night end to debrief, {DEBRIEF_INCIDENT} inprocess, par measured in the background",
+            end,
+            "s",
+            "the same night scored cold, no background par",
+            cold,
+            target="< 2 s",
+        )
+    )
+    ROWS.append(
+        row(
+            "tui",
+            f"early debrief: `debrief` at 03:10 in {DEBRIEF_INCIDENT} inprocess, to the score",
+            early,
+            "s",
+            "the engine alone: the same rest of the night played out and scored",
+            alone,
+            target="< 10 s",
+        )
+    )
+    print(
+        f"night end to debrief: {end:.2f}s with par measured in the background"
+        f" (it took {min(pars):.1f}s while the learner played); cold, no background par:"
+        f" {cold:.2f}s ({end / cold:.2f}x; target under 2s)"
+    )
+    print(
+        f"early debrief at 03:10: {early:.2f}s to the score; the engine alone, the same rest"
+        f" of the night and its score: {alone:.2f}s ({early / alone:.2f}x; target under 10s)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -382,6 +552,7 @@ def main() -> None:
     first_frame_at_load(max(1, args.repeat))
     ready(max(1, args.repeat))
     map_frame(max(1, args.repeat))
+    debrief_rows(max(1, args.repeat // 5))  # whole nights on the replica: a fifth as many
     hand_over(ROWS)
 
 

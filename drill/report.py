@@ -14,7 +14,7 @@ from drill.atomic_file import write_text_atomic
 from drill.course import COURSE as COURSE_NAME
 from drill.course import KEY_CONCEPTS, LESSON, PHASE, PRINCIPLE
 from drill.engine import shown_text
-from drill.engine.scoring.par import reference_actions
+from drill.engine.scoring.par import is_cached, reference_actions
 from drill.figures import FLOOR_NAME, points, rows
 from drill.night_record import NightRecord, rebuild
 from drill.page_style import STYLE
@@ -38,7 +38,11 @@ def write_report(
     say("replaying the night from the save")
     record = rebuild(save_path, replica=replica)
     try:
-        say("reading the reference solution's night")
+        drill = record.drill
+        if is_cached(drill.incident, record.save.seed, record.save.backend, drill.cache_dir):
+            say("reading the reference solution's night")
+        else:  # the first time for this seed: par and floor are measured, then cached
+            say("measuring the reference solution's night (once for this seed, then cached)")
         reference = reference_timeline(record)
         say("writing the page")
         # html.escape leaves control characters alone; on stdout they would reach a terminal.

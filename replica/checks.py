@@ -38,6 +38,7 @@ import io
 import math
 import random
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,10 @@ WALL_SLACK = 4.0
 
 # A passed check's report, and torch's global RNG state as the check left it.
 _passed: dict[tuple[str, int, int], tuple[CheckReport, Any]] = {}
+# One check at a time in a process: two nights starting in two threads (the game measures par
+# in the background while the learner plays) must not interleave one check's seeding and model
+# building with the other's, or the RNG state kept in _passed would depend on the timing.
+_checking = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,11 @@ def check_replica(
     """Refuse a replica that is not deterministic or too slow for `steps` steps in a night.
 
     `clock` times a step's CPU (this process), `wall_clock` its wall time."""
+    with _checking:
+        return _check_replica(replica, steps, budget_s, clock, wall_clock)
+
+
+def _check_replica(replica, steps, budget_s, clock, wall_clock) -> CheckReport:
     import torch
 
     from replica.determinism import configure_determinism

@@ -22,11 +22,24 @@ roughly 1,100 of `import torch`, and 1.25 to 1.6 s of CPU.
 
 Called by Trainer.__init__ (and by every worker process before it builds a model). It is
 idempotent. It changes process-wide state on purpose: the game process is the replica's process.
+
+Two nights in one process at once (the game measures par and floor in a thread while the
+learner plays) would share the global generator: one night building a model or loading a
+checkpoint moves it under the other, and the other's next checkpoint records a state that
+depends on the timing, so its bytes and manifest sha256 differ from the same night alone.
+NightRng gives each night the generator as it alone would have it: every step of the night
+that touches it (the replica check, building a model, saving or loading a checkpoint, the
+baseline) runs under one process-wide lock, with the night's own state put in first and taken
+back after. Training steps do not touch it (the replica check refuses a replica whose steps
+draw from it), so they run outside the lock and two nights train side by side.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -55,3 +68,25 @@ def set_deterministic_algorithms() -> None:
         torch.use_deterministic_algorithms(True)
         return
     setter(True)
+
+
+# Held while a night has its own state in torch's global generator (NightRng.held).
+_GLOBAL_RNG = threading.RLock()
+
+
+class NightRng:
+    """torch's global CPU generator as one night alone would see it (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.state: torch.Tensor | None = None  # None: the night has not touched it yet
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Run a step that touches the global generator with this night's state in it."""
+        with _GLOBAL_RNG:
+            if self.state is not None:
+                torch.set_rng_state(self.state)
+            try:
+                yield
+            finally:
+                self.state = torch.get_rng_state()

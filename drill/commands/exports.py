@@ -25,9 +25,13 @@ def runbook(args: argparse.Namespace) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
+    from drill.commands.stages import Stages
     from drill.report import write_report
 
-    page = write_report(args.save, args.output, replica=getattr(args, "replica", None))
+    with Stages() as stage:
+        page = write_report(
+            args.save, args.output, progress=stage, replica=getattr(args, "replica", None)
+        )
     if args.output:
         say(f"wrote {args.output}")
     else:

@@ -13,6 +13,7 @@ import argparse
 
 from drill import ENGINE_VERSION, __version__
 from drill.commands.printing import print_json, say
+from drill.commands.stages import Stages
 from drill.engine.account import account, render_text
 from drill.incident.library import resolve_incident
 from drill.replica_choice import replica_for_save, with_replica
@@ -41,19 +42,43 @@ def replay(args: argparse.Namespace) -> int:
         if other and not getattr(args, "across_versions", False):
             say(f"drill: not verified: {other}", err=True)
             return EXIT_MISMATCH
+    with Stages() as stage:
+        return _replay(args, save, loaded, stage)
+
+
+def _replay(args, save: Save, loaded, stage: Stages) -> int:
+    from drill.engine.scoring.par import is_cached, par_and_floor
+
+    stage(f"starting the {save.backend} backend")
     session = Session.for_replay(loaded, save)
     try:
+        drill = session.drill
+        stage(f"replaying the save's {len(save.actions)} actions")
         try:
             session.replay(save, verify=args.verify)
         except ReplayMismatch as exc:
+            stage.close()
             say(f"drill: replay differs: {exc}", err=True)
             return EXIT_MISMATCH
         if args.verify:
             gap = unchecked(save)
             if gap:
+                stage.close()
                 say(f"drill: not verified: {gap}", err=True)
                 return EXIT_MISMATCH
+        stage("playing out the rest of the night")
+        drill.play_out()  # what finish() does first; it finds the night over
+        if is_cached(drill.incident, drill.seed, drill.backend, drill.cache_dir):
+            stage("reading par and floor from the cache")
+        else:
+            stage(
+                "measuring par and floor (the reference solution and an empty night on this"
+                " seed; once, then cached)"
+            )
+        par_and_floor(drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir)
+        stage("scoring the night")
         score = session.finish()
+        stage.close()
         if args.verify:
             tolerant = replica_figures_differ(save)
             found = compare_score(score.to_json(), session.drill.end_time, save, tolerant=tolerant)

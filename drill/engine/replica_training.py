@@ -125,12 +125,18 @@ class ReplicaTraining:
         self, incident: Incident, *, cache_dir: Path | None = None, ranks: int | None = None
     ):
         from replica.checkpoint import CheckpointStore
+        from replica.determinism import NightRng
 
         spec = incident.learner_job
         self.job = spec.name
         self.job_width = spec.gpus
         self.steps = spec.steps
-        self.replica = replica_for(incident)
+        # torch's global generator as this night alone would have it, so a second night in
+        # another thread (par measured while the learner plays) leaves its checkpoints' bytes
+        # alone: every step below that touches it runs under `self.rng.held()`.
+        self.rng = NightRng()
+        with self.rng.held():
+            self.replica = replica_for(incident)
         # The replica's world when the job runs at full width: the baseline's world too.
         self.full_ranks = ranks or self.replica.ranks
         if self.replica.global_batch % self.full_ranks:
@@ -166,7 +172,8 @@ class ReplicaTraining:
             world, self.job_width, self.full_ranks, global_batch=self.replica.global_batch
         )
         try:
-            bytes_status = self._launch(ranks, from_step, verify)
+            with self.rng.held():  # builds a model, may load a checkpoint
+                bytes_status = self._launch(ranks, from_step, verify)
         except CheckpointError as exc:
             if verify and exc.status in _BAD_BYTES:
                 self.corrupt_detected += 1
@@ -191,11 +198,12 @@ class ReplicaTraining:
         if self._trained_step() != step:
             raise RuntimeError(f"replica is at step {self._trained_step()}, the job saved {step}")
         if fail_fraction is None:
-            self._save(atomic, None)
+            with self.rng.held():  # the checkpoint records the generator's state
+                self._save(atomic, None)
             self.checkpoints_written += 1
             return
         # Expected to raise: the disk filled or the job was killed part way.
-        with contextlib.suppress(CheckpointWriteError):
+        with contextlib.suppress(CheckpointWriteError), self.rng.held():
             self._save(atomic, min(fail_fraction, 0.99))
 
     def corrupt(self, job: str, step: int, seed: int) -> None:
@@ -356,6 +364,10 @@ class ReplicaTraining:
         from replica.baseline import load_or_train_baseline
 
         def load():
+            with self.rng.held():  # builds models, loads and may write checkpoints
+                return _load_baseline()
+
+        def _load_baseline():
             return load_or_train_baseline(
                 self.replica,
                 backend=self.backend,

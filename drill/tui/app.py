@@ -351,6 +351,8 @@ class DrillApp(App[int]):
         briefing = self._screen("BriefingScreen")
         if briefing is not None:
             briefing.refresh_status()
+        if self.driver is not None:
+            self.driver.measure_par()  # torch is in and the baseline cached: par next
 
     def on_progress(self, message: Progress) -> None:
         if getattr(message, "origin", None) is not self.driver:

@@ -10,11 +10,19 @@ Two steps before the night, so that nothing is written until the learner starts 
 
 Calls are queued on the event loop's side (`act`, `advance`, `score`) and started one after
 another, so the engine sees them in the order the learner made them.
+
+Par and floor (drill/engine/scoring/par.py) depend only on the incident, the seed and the
+backend, so once warm-up is done they are measured in a thread of their own (PAR_GROUP, never
+the engine's queue, so no action waits behind them) while the learner plays. The debrief then
+reads them from the cache, or waits for the measurement still running and says so. That worker
+takes no lock of the driver's and never reports an error: if it fails or is stopped, the
+debrief measures par itself as it always could.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 from collections import deque
 from dataclasses import dataclass
@@ -45,6 +53,13 @@ if TYPE_CHECKING:
     from drill.session import Session
 
 ENGINE_GROUP = "engine"
+PAR_GROUP = "par"
+# Backends whose par is measured in the background. Not gloo: its par nights start their own
+# worker processes, which on a small machine compete with the learner's for the CPU while the
+# learner's ranks rendezvous and wait out real process-group timeouts (the texts a hung rank
+# prints come from those), and each group picks a free port by binding and releasing it, so
+# two groups starting together can be handed the same one. The debrief measures it there.
+BACKGROUND_PAR = ("sim", "inprocess")
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,13 @@ class NightDriver:
         self.opening = False  # `open` was called: the session is on its way
         self.pending: deque[tuple[str, object]] = deque()
         self.current: tuple[str, object] | None = None  # the call a worker is running now
+        # The background par and floor: when it started (monotonic), and set once it is over
+        # (measured, failed or stopped).
+        self.par_started: float | None = None
+        self.par_done = threading.Event()
+        self.par_worker = None  # its textual Worker, to tell one that never started
+        self.par_thread: threading.Thread | None = None
+        self.par_measured = False  # the background worker has them (cached or in memory)
         self._saved_texts: dict[str, str] = dict(spec.resume.texts) if spec.resume else {}
 
     # -- state the screens read -------------------------------------------------------------
@@ -167,7 +189,56 @@ class NightDriver:
 
             warm_up()  # the workers start later; torch's import is the slow part
         self.warm = True
-        self._post(WarmedUp())
+        self._post(WarmedUp())  # the app starts measure_par when it hears this
+
+    def measure_par(self) -> None:
+        """On the event loop, once warm-up is done: par and floor in a worker of their own,
+        while the learner reads and plays."""
+        if self.spec.backend not in BACKGROUND_PAR or self.par_started is not None:
+            return
+        if self.closed or self.stopping or self.error:
+            return
+        self.par_started = time.monotonic()
+        self.par_worker = self.app.run_worker(
+            self._measure_par, thread=True, group=PAR_GROUP, exit_on_error=False
+        )
+
+    def par_running(self) -> bool:
+        """The background par is measuring now (or about to start)."""
+        if self.par_started is None or self.par_done.is_set():
+            return False
+        from textual.worker import WorkerState
+
+        state = getattr(self.par_worker, "state", None)
+        return state in (WorkerState.PENDING, WorkerState.RUNNING)
+
+    def _measure_par(self) -> None:
+        from drill.engine.scoring.par import Stopped, par_and_floor, step_clock
+        from drill.saves_dir import cache_dir
+
+        worker = get_current_worker()
+        self.par_thread = threading.current_thread()
+        try:
+            incident, seed = self._par_night()
+            stop = partial(self._stopping, worker)
+            if stop():
+                return
+            step_clock(incident, seed)
+            par_and_floor(incident, seed, self.spec.backend, cache_dir=cache_dir(), stop=stop)
+            self.par_measured = True
+        except Stopped:
+            pass  # leaving the night: the debrief measures it if it ever comes
+        except Exception:  # noqa: S110 - the debrief measures it itself and reports a failure
+            pass
+        finally:
+            self.par_done.set()
+
+    def _par_night(self):
+        """The incident and seed the session plays (a resumed night's are the save's)."""
+        session = self.session
+        if session is not None:
+            return session.drill.incident, session.drill.seed
+        return self.spec.incident, self.spec.seed
 
     def _open(self) -> None:
         worker = get_current_worker()
@@ -290,6 +361,9 @@ class NightDriver:
         "Measuring par and floor: the reference solution and an empty night on the same seed",
         "Scoring your night and writing the score to the save",
     )
+    # Stage 1's words when the background worker measured par and floor, or is measuring them.
+    PAR_READY = "Reading par and floor, measured in the background while you played"
+    PAR_WAITING = "Measuring par and floor: started in the background {ago:.0f} s ago"
 
     def _debrief(self, worker) -> Debrief | None:
         """The rest of the night plays out, par and floor are measured (or read from the
@@ -300,16 +374,10 @@ class NightDriver:
 
         drill = self.session.drill  # type: ignore[union-attr]
         stages = len(self.SCORING)
-        start, end = drill.now, drill.night_end
-        self._progress(0, 0.0)
-        while not drill.over:
-            if self._stopping(worker):
-                return None
-            drill.advance(300.0)  # the same chunks as Session.finish: the same night
-            self._progress(0, (drill.now - start) / (end - start) if end > start else 1.0)
-        if self._stopping(worker):
+        if not self._play_out(drill, worker):
             return None
-        self._progress(1, None)
+        if not self._wait_for_par(worker):
+            return None
         par_and_floor(drill.incident, drill.seed, drill.backend, cache_dir=drill.cache_dir)
         if self._stopping(worker):
             return None
@@ -339,8 +407,42 @@ class NightDriver:
             end_clock=drill.clock(drill.end_time),
         )
 
-    def _progress(self, stage: int, fraction: float | None) -> None:
-        self._post(Progress("score", stage, len(self.SCORING), self.SCORING[stage], fraction))
+    def _play_out(self, drill, worker) -> bool:
+        """The rest of the night at full speed, with how far it got and about how long the
+        rest takes (from the share done and the time it took). False: the learner left."""
+        start, end = drill.now, drill.night_end
+        began = time.monotonic()
+        self._progress(0, 0.0)
+        while not drill.over:
+            if self._stopping(worker):
+                return False
+            drill.advance(300.0)  # the same chunks as Session.finish: the same night
+            done = (drill.now - start) / (end - start) if end > start else 1.0
+            text = f"{self.SCORING[0]}, {drill.clock()} of {drill.clock(end)}"
+            if 0 < done < 1:
+                left = (time.monotonic() - began) * (1 - done) / done
+                text += f", about {_seconds(left)} left"
+            self._progress(0, done, text)
+        return not self._stopping(worker)
+
+    def _wait_for_par(self, worker) -> bool:
+        """If the background worker is still measuring par and floor, wait for it, saying
+        so, rather than measure them a second time. False: the learner left."""
+        if self.par_started is None:
+            self._progress(1, None)
+            return not self._stopping(worker)
+        while self.par_running():
+            if self._stopping(worker):
+                return False
+            ago = time.monotonic() - self.par_started
+            self._progress(1, None, self.PAR_WAITING.format(ago=ago))
+            self.par_done.wait(0.5)
+        self._progress(1, None, self.PAR_READY if self.par_measured else None)
+        return not self._stopping(worker)
+
+    def _progress(self, stage: int, fraction: float | None, text: str | None = None) -> None:
+        words = text or self.SCORING[stage]
+        self._post(Progress("score", stage, len(self.SCORING), words, fraction))
 
     def _stopping(self, worker) -> bool:
         return self.stopping or worker.is_cancelled
@@ -371,14 +473,27 @@ class NightDriver:
 
     def close(self) -> None:
         """Close the save writer and the replica. Long work in flight stops at its next step;
-        a call in flight is waited for."""
+        a call in flight is waited for, and so is the background par (it stops at its next
+        step), so no thread of this night outlives it."""
         self.stopping = True
         with self.lock:
-            if self.closed:
-                return
-            self.closed = True
-            if self.session is not None:
-                self.session.close()
+            if not self.closed:
+                self.closed = True
+                if self.session is not None:
+                    self.session.close()
+        # The worker's thread belongs to the event loop's pool and stays for its next job:
+        # what is waited for is the measurement returning.
+        if self.par_running() and threading.current_thread() is not self.par_thread:
+            self.par_done.wait(timeout=30)
+
+
+def _seconds(seconds: float) -> str:
+    """A time estimate in words: "4 s", "2 min 10 s"."""
+    whole = max(1, round(seconds))
+    if whole < 60:
+        return f"{whole} s"
+    minutes, rest = divmod(whole, 60)
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -7,12 +7,26 @@ line, drill/engine/cache_files.py), results are kept for this process only. The 
 the engine, simulation, incident-loader and replica source (drill/fingerprint.py), the
 incident's content, the seed, the backend and the torch build, so no code change can serve a
 stale par.
+
+Two threads may ask for the same par at once (the TUI measures it in the background while the
+learner plays, and the debrief asks again when the night ends): a lock per cache key makes the
+second caller wait for the first one's result instead of measuring the same nights twice. A
+caller that passes `stop` is told to give up (Stopped) between steps of the nights it plays;
+what it had measured is dropped and the next caller measures from the start.
+
+Two nights in two threads share nothing here but these caches: every Drill has its own world,
+SimPy environment and replica. The one process-wide thing a replica night touches is torch's
+global generator (building a model draws from it, a checkpoint records its state), and each
+night keeps its own state of it (replica/determinism.py, NightRng), so a night's checkpoints
+hash the same with a second night beside it (tests/engine/test_par_background.py).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 
@@ -39,6 +53,18 @@ def incident_fingerprint(incident: Incident) -> str:
     return digest.hexdigest()
 
 
+class Stopped(Exception):
+    """The caller's `stop` said to give up: nothing was cached."""
+
+
+Stop = Callable[[], bool]
+
+
+def _check(stop: Stop | None) -> None:
+    if stop is not None and stop():
+        raise Stopped
+
+
 def play_lines(
     incident: Incident,
     seed: int,
@@ -47,10 +73,22 @@ def play_lines(
     name: str,
     *,
     cache_dir: Path | None = None,
+    stop: Stop | None = None,
 ) -> Drill:
     drill = Drill.create(incident, seed, backend, cache_dir=cache_dir)
-    actions = parse_text("\n".join(lines), name, {f.id for f in incident.faults})
-    play(drill, actions)
+    try:
+        actions = parse_text("\n".join(lines), name, {f.id for f in incident.faults})
+        if stop is None:
+            play(drill, actions)
+        else:
+            # The same night as play(): play_out's own 300 s chunks, asking between them.
+            play(drill, actions, on_result=lambda _: _check(stop), finish_night=False)
+            while not drill.over:
+                _check(stop)
+                drill.advance(300.0)
+    except BaseException:
+        drill.close()
+        raise
     return drill
 
 
@@ -70,11 +108,11 @@ def measured_run(
 
 
 def _measured(
-    incident, seed, backend, lines, name, cache_dir
+    incident, seed, backend, lines, name, cache_dir, stop: Stop | None = None
 ) -> tuple[Outcome, list[dict], list[ensemble.VariantNight]]:
     """The night measured, its actions as played, and the same actions on the ensemble's
     variant nights (sim-only, drill/engine/scoring/ensemble.py)."""
-    drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir)
+    drill = play_lines(incident, seed, backend, lines, name, cache_dir=cache_dir, stop=stop)
     try:
         actions = [
             {
@@ -89,20 +127,37 @@ def _measured(
         clock = step_clock(incident, seed)
         outcome = measure(drill, incident.scoring.paging_target, clock)
         played = ensemble.accepted_lines(drill.actions)
-        nights = ensemble.play_variants(incident, seed, played, clock, drill.world)
+        nights = []
+        for variant in ensemble.variants():  # play_variants, asking between the nights
+            _check(stop)
+            nights.append(
+                ensemble.play_variant(incident, seed, played, clock, drill.world, variant)
+            )
         return outcome, actions, nights
     finally:
         drill.close()
 
 
 _CLOCKS: dict[tuple[str, int], StepClock] = {}
+# One lock per key of _CLOCKS and of the par cache, made under _GUARD: a second thread asking
+# for what a first is computing waits for it instead of computing it again.
+_LOCKS: dict[object, threading.Lock] = {}
+_GUARD = threading.Lock()
+
+
+def _lock_for(key: object) -> threading.Lock:
+    with _GUARD:
+        return _LOCKS.setdefault(key, threading.Lock())
 
 
 def step_clock(incident: Incident, seed: int) -> StepClock:
     """The undisturbed run's step clock for this night (sim only, kept for the process)."""
     key = (incident_fingerprint(incident), seed)
-    if key not in _CLOCKS:
-        _CLOCKS[key] = undisturbed_clock(incident, seed)
+    if key in _CLOCKS:
+        return _CLOCKS[key]
+    with _lock_for(("clock", key)):
+        if key not in _CLOCKS:
+            _CLOCKS[key] = undisturbed_clock(incident, seed)
     return _CLOCKS[key]
 
 
@@ -135,9 +190,20 @@ _MEMORY: dict[str, dict] = {}
 _UNKEPT: dict[str, dict] = {}
 
 
-def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None) -> dict:
+def _cached(
+    incident: Incident,
+    seed: int,
+    backend: str,
+    cache_dir: Path | None,
+    stop: Stop | None = None,
+) -> dict:
     key = cache_key(incident, seed, backend)
     path = Path(cache_dir) / "par" / f"{key}.json" if cache_dir is not None else None
+    with _lock_for(("par", key)):
+        return _cached_locked(incident, seed, backend, cache_dir, key, path, stop)
+
+
+def _cached_locked(incident, seed, backend, cache_dir, key: str, path: Path | None, stop) -> dict:
     if path is None and key in _MEMORY:
         return _MEMORY[key]
     if path is not None and str(path) in _UNKEPT:  # its folder could not keep it before
@@ -146,10 +212,10 @@ def _cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None)
         data = _read_cached(path)
         if data is not None:
             return data
-    floor, _, floor_variants = _measured(incident, seed, backend, [], "nobody", cache_dir)
+    floor, _, floor_variants = _measured(incident, seed, backend, [], "nobody", cache_dir, stop)
     floor_nights = [n.outcome for n in floor_variants]
     par, actions, par_variants = _measured(
-        incident, seed, backend, list(incident.reference), "reference", cache_dir
+        incident, seed, backend, list(incident.reference), "reference", cache_dir, stop
     )
     planned = incident.plan is not None
     par.expected = ensemble.expected_figures(
@@ -205,10 +271,27 @@ def _read_cached(path: Path) -> dict | None:
     return None
 
 
+def is_cached(incident: Incident, seed: int, backend: str, cache_dir: Path | None) -> bool:
+    """Whether par and floor are kept already (a cache file, or this process's memory): the
+    commands say "measuring par and floor" only when they will be."""
+    key = cache_key(incident, seed, backend)
+    if cache_dir is None:
+        return key in _MEMORY
+    path = Path(cache_dir) / "par" / f"{key}.json"
+    return str(path) in _UNKEPT or _read_cached(path) is not None
+
+
 def par_and_floor(
-    incident: Incident, seed: int, backend: str, *, cache_dir: Path | None = None
+    incident: Incident,
+    seed: int,
+    backend: str,
+    *,
+    cache_dir: Path | None = None,
+    stop: Stop | None = None,
 ) -> tuple[Outcome, Outcome]:
-    data = _cached(incident, seed, backend, cache_dir)
+    """Par and floor, from the cache or measured now. `stop` (asked between steps of the
+    nights) gives up with Stopped and caches nothing."""
+    data = _cached(incident, seed, backend, cache_dir, stop)
     return Outcome(**data["par"]), Outcome(**data["floor"])
 
 
