@@ -41,3 +41,16 @@ def _saves_in_a_temp_folder(tmp_path_factory):
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(autouse=True)
+def _no_saves_folder_left_from_another_test():
+    """`drill ... --saves-dir X` run in process sets the saves folder for the whole process
+    (drill/saves_dir.py): a test that calls drill.cli.main directly would otherwise leave the
+    next test in this worker reading par and baselines from its own temp folder (a leftover
+    folder made two background-par tests in the TUI find par already measured, or unwritable)."""
+    from drill import saves_dir
+
+    saves_dir.set_saves_dir(None)
+    yield
+    saves_dir.set_saves_dir(None)

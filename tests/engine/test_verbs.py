@@ -533,6 +533,8 @@ NOT_A_VERB = {
     ("briefing.py", "status"): "the briefing's status line's id",
     ("bindings.py", "help"): "the F1 key's screen action",
     ("help.py", "help"): "the help screen's key scope and id",
+    ("score.py", "note"): "the discipline line's count of notes written ('1 note written')",
+    ("score.py", "hint"): "the discipline line's count of hints used ('3 hints used')",
 }
 
 

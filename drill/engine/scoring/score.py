@@ -607,9 +607,9 @@ def _why_discipline(mine: Night, par: Night, floor: Night, clock) -> str:
         bits.append(
             f"{o.pages_acked_in_time} of {plural(o.pages_due, 'page')} acknowledged within the paging target"
         )
-    bits.append(f"{plural(o.notes, 'note')} written" if o.notes else "no notes written")
+    bits.append(plural(o.notes, "note written", "notes written") if o.notes else "no notes written")
     if o.hints_used:
-        bits.append(f"{plural(o.hints_used, 'hint')} used")
+        bits.append(plural(o.hints_used, "hint used", "hints used"))
     text = "; ".join(bits)
     text = text[:1].upper() + text[1:] + "."
     if o.uninformed_changes > par.outcome.uninformed_changes:
