@@ -66,10 +66,12 @@ class Failures:
         `how` says what stopped it: "kill" when its GPU or node is gone from under it, "hang"
         when it is alive but stuck in software. Either way its peers see no closed connection,
         only silence, so the real process behind it (a multi-process replica) is frozen, and
-        the real survivors raise their process group's timeout; the night then fails at that
-        timeout, not at the NCCL watchdog's. A stall that clears by itself leaves the real
-        processes alone. Stalls compose: the gang moves again only when every cause has
-        cleared.
+        the real survivors raise their process group's timeout. That timeout and the job's
+        collective timeout are one clock: the real one runs in wall seconds, short enough to
+        wait for at a keyboard, and stands for the night's (see `_watchdog`), so the night
+        stays silent and fails when the sim would, in gloo's words. A stall that clears by
+        itself leaves the real processes alone. Stalls compose: the gang moves again only when
+        every cause has cleared.
         """
         world = self.world
         attempt = job.current
@@ -98,15 +100,27 @@ class Failures:
 
     def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
         """Do to the real worker process what the night did to the rank (a multi-process
-        replica only), and keep what the surviving processes really raised."""
+        replica only), and keep what the surviving processes really raised.
+
+        A killed rank's peers learn at once (the connection closes), as they would on the
+        night: their words go in the logs now. A hung rank's peers raised gloo's timeout after
+        the real process group timeout, a few wall seconds; on the night they are still
+        waiting in the collective, so their words stay unsaid until the collective timeout
+        (`_watchdog`), and the first signal stays silence, as on the sim."""
         hook = getattr(self.world.training, "rank_fault", None)
         if hook is None or not job.yours or not attempt.training:
             return
         texts = hook(job.name, rank, job.world, how)
+        if how == "hang":
+            attempt.unsaid_errors.extend(texts)
+            return
+        self._say_real(job, attempt, texts)
+
+    def _say_real(self, job: Job, attempt, texts: list[str]) -> None:
+        """The surviving processes print what they raised: it is in their logs from now, and
+        the job as a whole fails when the simulation says it does."""
         attempt.real_errors.extend(texts)
         for text in texts:
-            # The surviving processes print this the moment they raise: it is in their logs
-            # now, while the job as a whole fails when the simulation says it does.
             self.world.log(job, None, text)
             self.world.emit(JobLogLine(self.world.now, job.name, text, real=True))
 
@@ -130,12 +144,17 @@ class Failures:
         """
         world = self.world
         stalled_at = attempt.stalled_at
-        real = bool(attempt.real_errors) and job.spec is not None
-        # Real gloo processes raised their own process group timeout: the night fails at it.
-        timeout = job.spec.process_group_timeout if real and job.spec else job.collective_timeout
-        yield world.env.timeout(timeout)
+        # One clock on every backend: the real gloo processes timed out after the process
+        # group timeout in wall seconds, which stands for this collective timeout in night
+        # seconds (the night runs faster than the wall). So the job stays silent, the
+        # no-progress page comes, and only then the job fails, as on the sim.
+        yield world.env.timeout(job.collective_timeout)
         if attempt.ended or attempt.stalled_at != stalled_at:
             return
+        real = bool(attempt.unsaid_errors)
+        if real:
+            texts, attempt.unsaid_errors = attempt.unsaid_errors, []
+            self._say_real(job, attempt, texts)
         ms = int(job.collective_timeout * 1000)
         seq = collective_seq(job.step) + 1  # the first collective of the step that never ended
         survivors = [r for r in range(job.world) if r not in attempt.hung_ranks]
