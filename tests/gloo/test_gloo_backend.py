@@ -79,15 +79,12 @@ def silent_nights():
 
 def first_signals(data: dict) -> tuple[dict, dict]:
     """The learner's job's no-progress page and the first failure after it died."""
-    page = next(
-        e
-        for e in data["timeline"]
-        if e["kind"] == "alert" and "llm-pretrain: no training progress" in e["text"]
-    )
-    failure = next(
-        e for e in data["timeline"] if e["kind"] == "job_state" and "ChildFailedError" in e["text"]
-    )
-    return page, failure
+    timeline = data["timeline"]
+    pages = [e for e in timeline if e["kind"] == "alert" and "no training progress" in e["text"]]
+    failures = [e for e in timeline if e["kind"] == "job_state" and "ChildFailedError" in e["text"]]
+    assert pages, "no 'no training progress' page: the job failed before any silence showed"
+    assert failures, "the job never failed"
+    return pages[0], failures[0]
 
 
 def test_a_dead_rank_on_gloo_is_silent_then_pages_then_fails_as_on_the_sim(silent_nights):

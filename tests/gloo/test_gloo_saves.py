@@ -18,9 +18,10 @@ from tests.clikit import run_drill
 pytestmark = pytest.mark.slow  # every test here starts real torch processes
 
 
-def gloo_night(save: Path, incident: str) -> dict:
+def gloo_night(save: Path, incident: str, *, reference: bool = True) -> dict:
+    played = ["--reference"] if reference else []
     done = run_drill(
-        "run", incident, "--reference", "--backend", "gloo", "--ranks", "2", "--seed", "1",
+        "run", incident, *played, "--backend", "gloo", "--ranks", "2", "--seed", "1",
         "--json", "--save", str(save), timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -56,7 +57,9 @@ def test_two_gloo_tutorial_nights_write_the_same_save_and_it_verifies(tmp_path):
 def test_a_gloo_dead_rank_night_verifies(tmp_path):
     started = time.monotonic()
     save = tmp_path / "dead-rank.jsonl"
-    data = gloo_night(save, "dead-rank")
+    # Nobody acts, so the survivors' timeout is said at the collective timeout (the reference
+    # restarts before it, and then they have said nothing to check).
+    data = gloo_night(save, "dead-rank", reference=False)
     assert any(e["kind"] == "job_log" for e in data["timeline"]), "no real text to check"
     assert "Verified" in verify(save)
     print(f"dead-rank on gloo: a night and a verify in {time.monotonic() - started:.0f}s")
