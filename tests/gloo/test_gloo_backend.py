@@ -120,6 +120,29 @@ def test_the_gloo_failure_is_in_gloos_words_with_the_nights_timeout(silent_night
     assert not any("NCCL" in t for t in said), [t for t in said if "NCCL" in t]
 
 
+def test_a_gloo_job_speaks_gloo_on_one_network():
+    """flapping-leaf on gloo: the rank behind the leaf fails on the network and the real
+    survivors see its connection close. Every line of that one job is gloo's, and every peer
+    address is a node of the job, never NCCL's InfiniBand lines beside gloo's TCP ones, nor
+    127.0.0.1 from a rank on 10.0.0.11 (audit row 14)."""
+    marker = f"gloo-{uuid.uuid4()}"
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", "run", "flapping-leaf", "--backend", "gloo", "--ranks",
+         "2", "--json"],
+        cwd=REPO, env=drill_env(marker), capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [
+        e["text"] for e in json.loads(done.stdout)["timeline"] if e["subject"] == "llm-pretrain"
+    ]
+    failures = [t for t in said if "ChildFailedError" in t]
+    assert failures, said
+    for text in failures:
+        assert "Read error [10." in text and "Connection closed by peer [10." in text, text
+    assert not [t for t in said if "NCCL" in t or "NET/IB" in t or "127.0.0.1" in t]
+    assert wait_gone(marker) == []
+
+
 def test_acting_before_the_collective_timeout_leaves_the_survivors_unheard(gloo_night):
     data, _ = gloo_night
     # The reference restarts the job after the page, before the collective timeout: on the
