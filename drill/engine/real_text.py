@@ -10,8 +10,9 @@ engine (GlooTraining.rank_fault), so the save, the timeline, the pages and the s
 the same text.
 
 Only the values change; the wording stays gloo's own, because reading the real error is the
-point. Loopback addresses stay as they are (they are the same on every machine, and the learner
-learns from seeing 127.0.0.1); any other address becomes `<address>`. Source locations such as
+point. Loopback addresses stay as they are here (they are the same on every machine; the
+simulation then says them as the stopped rank's node, drill/sim/failures.py); any other address
+becomes `<address>`. Source locations such as
 `pair.cc:553` are not ports and are kept.
 
 A configured duration (`Timed out waiting 10000ms`) is the real process group timeout, in wall
