@@ -8,7 +8,15 @@ for the survivors' errors take wall time, never sim time.
 Which fault does what to a process: a rank whose process dies (kill_rank, a crashing Xid) is
 SIGKILLed, so the survivors see the connection close at once; a rank that stops without dying
 (hang_rank, a GPU gone from under it, a node that stops answering) is SIGSTOPped, so the
-survivors wait in silence and hit the process group timeout, as real peers would. The real
+survivors wait in silence and hit the process group timeout, as real peers would.
+
+One clock for a stuck collective: the real process group timeout (`process_group_timeout`, a
+few wall seconds, so nobody waits ten minutes at the keyboard) stands for the job's
+`collective_timeout` in night time. The survivors' timeout is held back and the job stays
+silent until the night's collective timeout (drill/sim/failures.py), so the no-progress page
+comes first and the watchdog failure after it, at the same night times as on the sim; gloo's
+line then says the night's timeout (`Timed out waiting 600000ms`). A killed rank's peers learn
+at once on both backends, so "Connection closed by peer" is logged when it happens. The real
 texts are tagged with the simulated job's rank numbers, so a night has one world, and their
 run-specific values (the peer's port, a pid) are replaced by placeholders (real_text.py), so
 two runs of the same night give the same save and a gloo save verifies.
@@ -20,7 +28,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from drill.engine.real_text import steady_text
+from drill.engine.real_text import night_timeout, steady_text
 from drill.engine.replica_training import ReplicaTraining
 from drill.incident.models import Incident
 
@@ -40,6 +48,7 @@ class GlooTraining(ReplicaTraining):
             self._refuse_data("a bad stretch of data (bad_shard)")
         super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
         self.timeout = incident.learner_job.process_group_timeout
+        self.collective_timeout = incident.learner_job.collective_timeout
         self.group: GlooGroup | None = None
         self.real_errors: list[str] = []
         # (step, loss, parameters, loss history) as the last group left them: a killed group
@@ -123,7 +132,14 @@ class GlooTraining(ReplicaTraining):
         self.group = None  # torn down by the fault: the next attempt relaunches
         # The one place real text enters the engine: made steady here (ports, pids, scratch
         # folders), so the save, the timeline and the screen hold the same words every run.
-        texts = [steady_text(sim_rank_tag(text, sim_world, replica_world)) for text in texts]
+        texts = [
+            night_timeout(
+                steady_text(sim_rank_tag(text, sim_world, replica_world)),
+                self.timeout,
+                self.collective_timeout,
+            )
+            for text in texts
+        ]
         self.real_errors.extend(texts)
         return texts
 

@@ -10,10 +10,15 @@ engine (GlooTraining.rank_fault), so the save, the timeline, the pages and the s
 the same text.
 
 Only the values change; the wording stays gloo's own, because reading the real error is the
-point. Loopback addresses stay as they are (they are the same on every machine, and the learner
-learns from seeing 127.0.0.1); any other address becomes `<address>`. Configured durations
-(`Timed out waiting 10000ms`) are the incident's process group timeout, the same every run, and
-are kept. Source locations such as `pair.cc:553` are not ports and are kept.
+point. Loopback addresses stay as they are here (they are the same on every machine; the
+simulation then says them as the stopped rank's node, drill/sim/failures.py); any other address
+becomes `<address>`. Source locations such as
+`pair.cc:553` are not ports and are kept.
+
+A configured duration (`Timed out waiting 10000ms`) is the real process group timeout, in wall
+seconds. That clock stands for the job's collective timeout on the night (`night_timeout`): the
+survivors waited the night's collective timeout before they raised, so gloo's line says that
+many milliseconds, as it would have in a job that ran with it.
 """
 
 from __future__ import annotations
@@ -58,6 +63,13 @@ def steady_text(text: str) -> str:
     text = _ADDRESS.sub(_address, text)
     text = _PID.sub(lambda m: f"{m.group(1)}{m.group(2)}{PID}", text)
     return _OBJECT_AT.sub("at 0x<object>", text)
+
+
+def night_timeout(text: str, wall_s: float, night_s: float) -> str:
+    """`text` with gloo's timeout in milliseconds (`waiting 10000ms`) said in the night's
+    collective timeout instead of the real process group's: the one clock in night units."""
+    wall_ms, night_ms = round(wall_s * 1000), round(night_s * 1000)
+    return re.sub(rf"(?<![\d.]){wall_ms}ms\b", f"{night_ms}ms", text)
 
 
 def _address_port(match: re.Match[str]) -> str:

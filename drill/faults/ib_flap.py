@@ -77,8 +77,8 @@ def _flap_once(world: FaultWorld, leaf: str) -> None:
         rank = job.ranks_on(on_leaf[0])[0]
         others = [n for n in job.nodes if n not in behind] or job.nodes
         peer, local = _address(world, others[0]), _address(world, on_leaf[0])
-        world.log(job, rank, WARN.format(peer=peer, local=local))
-        world.failures.crash(job, rank, RAISED.format(peer=peer))
+        warn, raised = WARN.format(peer=peer, local=local), RAISED.format(peer=peer)
+        world.failures.network_error(job, rank, peer, warn, raised)  # gloo's words on gloo
 
 
 KIND = Kind(

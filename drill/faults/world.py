@@ -140,6 +140,9 @@ class FaultFailures(Protocol[J_in]):
     """What happens to jobs and nodes once a fault strikes (drill/sim/failures.py)."""
 
     def crash(self, job: J_in, rank: int, error: str, exitcode: int = ...) -> None: ...
+    def network_error(
+        self, job: J_in, rank: int, peer_address: str, warn: str, raised: str
+    ) -> None: ...
     def stall(
         self,
         job: J_in,

@@ -373,7 +373,8 @@ class JobSpec(Strict):
         10.0,
         description=(
             "wall-clock timeout of the real gloo process group (--backend gloo), 1s to 30m;"
-            " torch's default is 30 minutes, far too long to wait for a hung rank at a keyboard"
+            " torch's default is 30 minutes, far too long to wait for a hung rank at a keyboard."
+            " It stands for collective_timeout: the night still stays silent and fails at that"
         ),
     )
     retry: Retry = Field(Retry(), description="automatic restarts after a failure")

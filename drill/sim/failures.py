@@ -9,6 +9,7 @@ cause.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from drill.sim.events import JobLogLine
@@ -19,6 +20,7 @@ from drill.sim.torchrun import (
     agent_failed,
     child_failed,
     collective_seq,
+    gloo_read_error,
     ib_completion_error,
     nccl_remote_error,
     watchdog_lines,
@@ -40,6 +42,7 @@ def rank_place(world: World, job: Job, rank: int) -> tuple[str, int, int]:
     return node, local, (nodes[node].pid_base + gpu if node in nodes else 0)
 
 
+_LOOPBACK = re.compile(r"\[(?:127\.0\.0\.1|::1|localhost)\]")
 PROGRESS_ALERT_AFTER = 300.0  # "no progress for 5 minutes", as most training dashboards page
 LAUNCHER_MONITOR_INTERVAL = 5.0  # torchrun's agent notices a dead worker within this
 STRAGGLER_ALERT_RATIO = 1.3
@@ -66,10 +69,12 @@ class Failures:
         `how` says what stopped it: "kill" when its GPU or node is gone from under it, "hang"
         when it is alive but stuck in software. Either way its peers see no closed connection,
         only silence, so the real process behind it (a multi-process replica) is frozen, and
-        the real survivors raise their process group's timeout; the night then fails at that
-        timeout, not at the NCCL watchdog's. A stall that clears by itself leaves the real
-        processes alone. Stalls compose: the gang moves again only when every cause has
-        cleared.
+        the real survivors raise their process group's timeout. That timeout and the job's
+        collective timeout are one clock: the real one runs in wall seconds, short enough to
+        wait for at a keyboard, and stands for the night's (see `_watchdog`), so the night
+        stays silent and fails when the sim would, in gloo's words. A stall that clears by
+        itself leaves the real processes alone. Stalls compose: the gang moves again only when
+        every cause has cleared.
         """
         world = self.world
         attempt = job.current
@@ -98,15 +103,36 @@ class Failures:
 
     def _real_fault(self, job: Job, attempt, rank: int, how: str) -> None:
         """Do to the real worker process what the night did to the rank (a multi-process
-        replica only), and keep what the surviving processes really raised."""
+        replica only), and keep what the surviving processes really raised.
+
+        A killed rank's peers learn at once (the connection closes), as they would on the
+        night: their words go in the logs now. A hung rank's peers raised gloo's timeout after
+        the real process group timeout, a few wall seconds; on the night they are still
+        waiting in the collective, so their words stay unsaid until the collective timeout
+        (`_watchdog`), and the first signal stays silence, as on the sim."""
         hook = getattr(self.world.training, "rank_fault", None)
         if hook is None or not job.yours or not attempt.training:
             return
-        texts = hook(job.name, rank, job.world, how)
+        texts = [self._on_the_fabric(job, rank, t) for t in hook(job.name, rank, job.world, how)]
+        if how == "hang":
+            attempt.unsaid_errors.extend(texts)
+            return
+        self._say_real(job, attempt, texts)
+
+    def _on_the_fabric(self, job: Job, rank: int, text: str) -> str:
+        """The real workers talk over 127.0.0.1; the job they stand for talks between its
+        nodes. A peer that closed the connection is the stopped rank (the survivors that fail
+        after it close theirs later), so its loopback address is said as its node's address:
+        one job, one network, whatever the backend."""
+        node, _, _ = self._where(job, rank)
+        address = self.world.cluster.nodes[node].address if node in self.world.cluster.nodes else ""
+        return _LOOPBACK.sub(f"[{address}]", text) if address else text
+
+    def _say_real(self, job: Job, attempt, texts: list[str]) -> None:
+        """The surviving processes print what they raised: it is in their logs from now, and
+        the job as a whole fails when the simulation says it does."""
         attempt.real_errors.extend(texts)
         for text in texts:
-            # The surviving processes print this the moment they raise: it is in their logs
-            # now, while the job as a whole fails when the simulation says it does.
             self.world.log(job, None, text)
             self.world.emit(JobLogLine(self.world.now, job.name, text, real=True))
 
@@ -130,12 +156,17 @@ class Failures:
         """
         world = self.world
         stalled_at = attempt.stalled_at
-        real = bool(attempt.real_errors) and job.spec is not None
-        # Real gloo processes raised their own process group timeout: the night fails at it.
-        timeout = job.spec.process_group_timeout if real and job.spec else job.collective_timeout
-        yield world.env.timeout(timeout)
+        # One clock on every backend: the real gloo processes timed out after the process
+        # group timeout in wall seconds, which stands for this collective timeout in night
+        # seconds (the night runs faster than the wall). So the job stays silent, the
+        # no-progress page comes, and only then the job fails, as on the sim.
+        yield world.env.timeout(job.collective_timeout)
         if attempt.ended or attempt.stalled_at != stalled_at:
             return
+        real = bool(attempt.unsaid_errors)
+        if real:
+            texts, attempt.unsaid_errors = attempt.unsaid_errors, []
+            self._say_real(job, attempt, texts)
         ms = int(job.collective_timeout * 1000)
         seq = collective_seq(job.step) + 1  # the first collective of the step that never ended
         survivors = [r for r in range(job.world) if r not in attempt.hung_ranks]
@@ -313,8 +344,26 @@ class Failures:
         nodes = self.world.cluster.nodes
         peers = [n for n in job.nodes if n != node_name] or [node_name]
         local, peer = nodes[node_name], nodes[peers[0]]
-        self.world.log(job, rank, ib_completion_error(local, peer, rank))
-        self.crash(job, rank, nccl_remote_error(local, peer))
+        self.network_error(
+            job, rank, peer.address, ib_completion_error(local, peer, rank),
+            nccl_remote_error(local, peer),
+        )  # fmt: skip
+
+    def speaks_gloo(self, job: Job) -> bool:
+        """Whether this job's collectives are the real gloo replica's (`--backend gloo`, the
+        learner's job only): its texts are then all gloo's, since one job cannot print an
+        NCCL/InfiniBand line from one rank and a gloo TCP line from another."""
+        return job.yours and getattr(self.world.training, "backend", "") == "gloo"
+
+    def network_error(self, job: Job, rank: int, peer_address: str, warn: str, raised: str) -> None:
+        """A rank's link to a peer gives up. On NCCL the rank logs `warn` (the transport's
+        warning) and raises `raised`; on gloo it raises gloo's TCP read error, with no
+        warning first, as gloo prints none."""
+        if self.speaks_gloo(job):
+            self.crash(job, rank, gloo_read_error(peer_address))
+            return
+        self.world.log(job, rank, warn)
+        self.crash(job, rank, raised)
 
     def training_started(self, job: Job) -> None:
         """A gang that starts training behind a leaf that is still flapping is hit too."""

@@ -45,6 +45,9 @@ class Attempt:
     # "hang" (alive, stuck in software). What `perf` and `stack` read.
     hung_ranks: dict[int, str] = field(default_factory=dict)
     real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
+    # What real survivors of a hung rank raised (gloo) and the night has them still waiting
+    # for: logged at the collective timeout, never if the attempt ends before.
+    unsaid_errors: list[str] = field(default_factory=list)
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
     stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
     carried: float = 0.0  # seconds of work a background job had done before this attempt

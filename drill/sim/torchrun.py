@@ -84,3 +84,15 @@ def nccl_remote_error(local, peer) -> str:
         f" Last error: NET/IB : Got completion from peer {peer.address}<43515> with status=12"
         " opcode=0 len=0 vendor err 129 (Send): transport retry counter exceeded"
     )
+
+
+# gloo's own `[file:line]` prefix on a TCP read error, with the build path this torch prints
+# (its "Connection closed by peer" comes from the same file).
+GLOO_PAIR = "/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:589"
+
+
+def gloo_read_error(peer_address: str) -> str:
+    """What a rank raises on the gloo backend when its TCP connection to a peer gives up: the
+    job runs on gloo, so its network errors are gloo's, never NCCL's InfiniBand ones. The
+    port is `<port>`, as real gloo text shows it once made steady (drill/engine/real_text.py)."""
+    return f"[{GLOO_PAIR}] Read error [{peer_address}]:<port>: Connection timed out"

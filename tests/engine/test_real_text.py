@@ -128,3 +128,30 @@ def test_surrounding_text_is_kept(template, values, prefix):
     # The placeholders replace the values only: what is around them is the same as before.
     prefix = "".join(c for c in prefix if not c.isdigit() and c not in "/:[].")
     assert steady_text(prefix + " " + template.format(**values)).startswith(prefix + " ")
+
+
+# -- the real process group timeout said in the night's collective timeout --------------------
+
+TIMED_OUT = (
+    "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+    "unbound_buffer.cc:78] Timed out waiting {ms}ms for recv operation to complete"
+)
+
+
+@given(wall=st.integers(1, 1800), night=st.integers(10, 43_200))
+def test_gloo_timeout_says_the_nights_collective_timeout(wall, night):
+    from drill.engine.real_text import night_timeout
+
+    said = night_timeout(TIMED_OUT.format(ms=wall * 1000), wall, night)
+    assert said == TIMED_OUT.format(ms=night * 1000)
+
+
+@given(wall=st.integers(1, 1800), night=st.integers(10, 43_200), other=st.integers(0, 10**9))
+def test_only_the_wall_timeout_changes(wall, night, other):
+    from drill.engine.real_text import night_timeout
+
+    # Another number of milliseconds, or the wall figure inside a longer one, stays as it is.
+    if other == wall * 1000:
+        other += 1
+    for text in (TIMED_OUT.format(ms=other), TIMED_OUT.format(ms=f"9{wall * 1000}"), CLOSED):
+        assert night_timeout(text, wall, night) == text

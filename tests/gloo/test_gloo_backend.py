@@ -1,6 +1,7 @@
 """The night with the replica as real gloo processes: a real SIGKILL, the survivors' real
-errors in the timeline, a hang that hits the real process group timeout, agreement with the
-in-process replica, and no worker left behind on any path."""
+errors in the timeline, a hang that hits the real process group timeout and still keeps the
+sim's silence, page and failure times, agreement with the in-process replica, and no worker
+left behind on any path."""
 
 from __future__ import annotations
 
@@ -52,17 +53,101 @@ def test_reference_recovers_with_real_processes(gloo_night):
     assert data["replica"]["match"] in ("bitexact", "close")
 
 
-def test_the_timeline_holds_the_survivors_real_error(gloo_night):
-    data, _ = gloo_night
-    real = [e["text"] for e in data["timeline"] if e["kind"] == "job_log"]
+def dead_rank_night(backend: str, marker: str) -> dict:
+    """dead-rank with nobody acting: the GPU dies and the job is left to its own signals."""
+    args = ["run", "incidents/dead-rank.yaml", "--backend", backend, "--json"]
+    if backend == "gloo":
+        args += ["--ranks", "2"]
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", *args],
+        cwd=REPO,
+        env=drill_env(marker),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def silent_nights():
+    """The same unattended dead-rank night on the real gloo backend and on the sim."""
+    return dead_rank_night("gloo", f"gloo-{uuid.uuid4()}"), dead_rank_night("sim", "sim")
+
+
+def first_signals(data: dict) -> tuple[dict, dict]:
+    """The learner's job's no-progress page and the first failure after it died."""
+    timeline = data["timeline"]
+    pages = [e for e in timeline if e["kind"] == "alert" and "no training progress" in e["text"]]
+    failures = [e for e in timeline if e["kind"] == "job_state" and "ChildFailedError" in e["text"]]
+    assert pages, "no 'no training progress' page: the job failed before any silence showed"
+    assert failures, "the job never failed"
+    return pages[0], failures[0]
+
+
+def test_a_dead_rank_on_gloo_is_silent_then_pages_then_fails_as_on_the_sim(silent_nights):
+    gloo, sim = silent_nights
+    page, failure = first_signals(gloo)
+    sim_page, sim_failure = first_signals(sim)
+    # The lesson's order: silence, the no-progress page, and only then the watchdog failure,
+    # at the very night times the sim gives (tolerance zero: the sim keeps the clock).
+    assert page["time"] < failure["time"], (page, failure)
+    assert (page["time"], page["text"]) == (sim_page["time"], sim_page["text"])
+    assert failure["time"] == sim_failure["time"]
+    # The survivors stay silent in the logs until the collective timeout too.
+    real = [e for e in gloo["timeline"] if e["kind"] == "job_log"]
     assert real, "the survivors' own exception text must be in the timeline"
+    assert all(e["time"] == failure["time"] for e in real), real
+
+
+def test_the_gloo_failure_is_in_gloos_words_with_the_nights_timeout(silent_nights):
+    gloo, _ = silent_nights
+    _, failure = first_signals(gloo)
+    real = [e["text"] for e in gloo["timeline"] if e["kind"] == "job_log"]
     # The GPU fell off the bus: its process is frozen, not gone, so the peers see no closed
-    # connection; they wait in silence and raise gloo's own timeout.
-    assert any("Timed out" in t or "timed out" in t for t in real), real
+    # connection; they wait in silence and raise gloo's own timeout, which is the night's
+    # collective timeout (10m in dead-rank.yaml), one clock with the sim's watchdog.
+    assert all("Timed out waiting 600000ms" in t for t in real), real
+    assert "Timed out waiting 600000ms" in failure["text"]
     assert not any("Connection closed by peer" in t for t in real)
     # Tagged with the 16-rank job's numbers, one world for the whole night.
     assert all(re.match(r"\[rank(\d+)\]: ", t) for t in real), real
     assert {int(re.match(r"\[rank(\d+)\]", t).group(1)) for t in real} <= {0, 8}
+    # One job on one backend: gloo's words only, never an NCCL line beside them.
+    said = [e["text"] for e in gloo["timeline"] if e["subject"] == "llm-pretrain"]
+    assert not any("NCCL" in t for t in said), [t for t in said if "NCCL" in t]
+
+
+def test_a_gloo_job_speaks_gloo_on_one_network():
+    """flapping-leaf on gloo: the rank behind the leaf fails on the network and the real
+    survivors see its connection close. Every line of that one job is gloo's, and every peer
+    address is a node of the job, never NCCL's InfiniBand lines beside gloo's TCP ones, nor
+    127.0.0.1 from a rank on 10.0.0.11 (audit row 14)."""
+    marker = f"gloo-{uuid.uuid4()}"
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", "run", "flapping-leaf", "--backend", "gloo", "--ranks",
+         "2", "--json"],
+        cwd=REPO, env=drill_env(marker), capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [
+        e["text"] for e in json.loads(done.stdout)["timeline"] if e["subject"] == "llm-pretrain"
+    ]
+    failures = [t for t in said if "ChildFailedError" in t]
+    assert failures, said
+    for text in failures:
+        assert "Read error [10." in text and "Connection closed by peer [10." in text, text
+    assert not [t for t in said if "NCCL" in t or "NET/IB" in t or "127.0.0.1" in t]
+    assert wait_gone(marker) == []
+
+
+def test_acting_before_the_collective_timeout_leaves_the_survivors_unheard(gloo_night):
+    data, _ = gloo_night
+    # The reference restarts the job after the page, before the collective timeout: on the
+    # night the survivors were still waiting, so nothing of theirs was said.
+    assert not [e for e in data["timeline"] if e["kind"] == "job_log"]
     failures = [e["text"] for e in data["timeline"] if e["kind"] == "job_state"]
     assert not any("WorkNCCL" in t for t in failures), "the gloo night has no NCCL watchdog"
 
