@@ -102,7 +102,9 @@ def test_an_xid_that_needs_a_reset_leaves_its_line_and_breaks_the_gpu(xid, line,
     out = learner_outputs(d, "train", ["gpu-a-1"])
     assert line in out["health gpu-a-1"]
     gpu = d.world.cluster.nodes["gpu-a-1"].gpus[3]
-    assert gpu.broken and gpu.needs_reset and not gpu.remap_pending  # 63: tests/sim/test_row_remap.py
+    assert (
+        gpu.broken and gpu.needs_reset and not gpu.remap_pending
+    )  # 63: tests/sim/test_row_remap.py
     if raised:
         assert raised in why(d)[0]
     else:
