@@ -4,10 +4,11 @@ Signals: the driver's `NVRM: Xid (PCI:...): CODE, ...` line in the node's kernel
 followed by `GPU has fallen off the bus.`), and what the code does to the process on that GPU,
 from the catalogue in xids.py: the application codes (13, 31, 43) crash it with a CUDA error
 and leave the GPU usable; 48, 64, 74, 94 and 95 crash it; 79 and 119 leave the rank hanging
-until the collective timeout; 63 only records a row remap. A GPU that breaks stays broken until
-a reboot resets it, except 64 and 79, which persist unless `persists_after_reboot` says
-otherwise; an attempt placed on a broken GPU fails at start-up, which is how automatic retries
-crash-loop.
+until the collective timeout; 63 only records a row remap and the GPU keeps working. A GPU that
+breaks takes no work until it is reset: `reset NODE --gpu N` clears 48, 95 (which apply their
+row remap), 74 and 119, and a reboot includes that reset. 64 (the remap failed) and 79 persist,
+unless `persists_after_reboot` says otherwise; an attempt placed on a broken GPU fails at
+start-up, which is how automatic retries crash-loop.
 """
 
 from __future__ import annotations
@@ -47,7 +48,12 @@ def _raise_xid(world: FaultWorld, fault: GpuXid, node_name: str, gpu_index: int)
     if persists is None:
         persists = record.persists
     if record.breaks:
+        # A reset clears the GPU only if it clears every fault on it: 79 or 64 win.
+        resettable = not gpu.broken or gpu.needs_reset
         gpu.break_down(fault.xid, clears_on_reboot=not persists)
+        gpu.needs_reset = resettable and record.reset_clears and not persists
+    if record.remap and not persists:
+        gpu.remap_pending = True
     for job, rank in world.jobs_on_gpu(node_name, gpu_index):
         if record.effect == "crash":
             world.failures.crash(job, rank, record.error)

@@ -210,6 +210,8 @@ class SeasonWorld(World):
         for gpu in node.gpus:
             gpu.broken = False
             gpu.xid = None
+            gpu.needs_reset = False  # the repair includes what a reset would have cleared
+            gpu.remap_pending = False
             gpu.throttles.clear()
         node.responsive = True
         node.last_heartbeat = self.now

@@ -82,9 +82,10 @@ class Gpu:
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
     throttles: dict[str, float] = field(default_factory=dict)
-    # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 74, 119, a pending
-    # row remap (drill/sim/gpu_state.py).
+    # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 48, 74, 95, 119
+    # (drill/faults/xids.py, drill/sim/gpu_state.py).
     needs_reset: bool = False
+    # A row remap the next reset applies. Not broken: new work starts on the GPU meanwhile.
     remap_pending: bool = False
     # Memory still held after its process died: (the pid nvidia-smi last showed, MiB). A
     # start-up on this GPU runs out of memory; a reset or a reboot frees it.

@@ -62,7 +62,7 @@ def fault_of(node: Node) -> str:
     for gpu in node.gpus:
         if gpu.held_by is not None:
             return f"GPU {gpu.index} memory held by a dead process"
-        if gpu.needs_reset or gpu.remap_pending:
+        if gpu.needs_reset:
             return f"GPU {gpu.index} waiting for a reset"
         if gpu.throttled > 1.0:
             return f"GPU {gpu.index} throttled"

@@ -3,8 +3,8 @@ dead process still holds, a GPU that needs a reset, /dev/shm full, the fabric ma
 
 Each of these leaves a running gang alone (its memory and segments are already set up) and fails
 the next start-up on that node with the error the real stack prints there. A GPU reset clears
-what a reset clears (the memory held, a GPU that needs one, a pending row remap); a reboot
-clears all of it, unless the fabric manager fails again at boot.
+what a reset clears (the memory held, a GPU that needs one, and it applies a pending row remap);
+a reboot includes that reset and clears the rest, unless the fabric manager fails again at boot.
 """
 
 from __future__ import annotations
@@ -62,10 +62,13 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
 
 def fails_startup(node: Node) -> bool:
     """Whether something here fails the next start-up on the node: /dev/shm full, the fabric
-    manager down, memory a dead process holds, a GPU that waits for a reset or a row remap.
-    An operator finds each of these, so a node with one is not a healthy node to keep."""
+    manager down, memory a dead process holds, a GPU that waits for a reset. An operator finds
+    each of these, so a node with one is not a healthy node to keep. A pending row remap is
+    not one: new work starts on that GPU, and the next reset applies the remap."""
     return (
-        node.shm_full or not node.fabric_manager_up or any(reset_clears(gpu) for gpu in node.gpus)
+        node.shm_full
+        or not node.fabric_manager_up
+        or any(gpu.held_by is not None or gpu.needs_reset for gpu in node.gpus)
     )
 
 

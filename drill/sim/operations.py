@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drill.faults.xids import xid_lines
 from drill.sim import gpu_state
 from drill.sim.cluster import Node
 from drill.sim.events import HarmDone
@@ -94,6 +95,13 @@ def _reboot_done(world: World, node: Node, marked: bool):
             gpu.xid = None
         gpu.throttles.clear()
     gpu_state.rebooted(node)
+    # dmesg starts empty at boot (earlier boots are in `journalctl -k -b -1`); a GPU still
+    # broken is logged again when the driver finds it.
+    node.kernel_log.clear()
+    for gpu in node.gpus:
+        if gpu.broken and gpu.xid is not None:
+            lines = xid_lines(gpu.bus_id, gpu.xid, node.pid_base + gpu.index, gpu.index)
+            node.kernel_log += [(world.now, line) for line in lines]
     node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
     if not node.fabric_manager_up:
         node.kernel_log.append(

@@ -27,9 +27,9 @@ NIGHTS = {
         ("sim",),
         (1, 2),
         {
-            "reset-only-the-nvlink-gpu": (False, {"progress", "recovered"}),
-            "drain-and-swap": (True, {"progress", "time_to_recovery"}),
-            "reboot-both-nodes": (True, {"progress", "time_to_recovery"}),
+            "reset-only-the-remap-gpu": (False, {"progress", "recovered"}),
+            "drain-and-swap": (True, {"collateral", "progress", "time_to_recovery"}),
+            "reboot-the-nvlink-node": (True, {"progress", "time_to_recovery"}),
         },
     ),
     "fabric-manager-down": (

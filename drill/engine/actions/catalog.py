@@ -489,8 +489,9 @@ VERBS: dict[str, Verb] = {
             act.reboot,
             Cost(30),
             args=(Arg("node", NODE),),
-            detail="A reboot clears faults that a GPU reset clears; hardware that fell off the bus may"
-            " stay broken. A node that was cordoned or drained comes back drained.",
+            detail="A reboot resets every GPU, so it clears what a GPU reset clears, and empties"
+            " the kernel log; a GPU that fell off the bus or whose row remap failed stays broken."
+            " A node that was cordoned or drained comes back drained.",
             informed_by=(NODE_LOOKS,),
         ),
         Verb(
@@ -504,9 +505,10 @@ VERBS: dict[str, Verb] = {
             args=(Arg("node", NODE),),
             options=(Option("--gpu", NUMBER, what="GPU index"),),
             detail="A reset frees memory a dead process still holds and clears an NVLink error"
-            " (Xid 74), a GSP timeout (Xid 119) and a pending row remap. It does not bring back"
-            " a GPU that fell off the bus or has a double bit ECC error. Other work on the node"
-            " keeps running.",
+            " (Xid 74) and a GSP timeout (Xid 119). It applies a pending row remap, so a GPU"
+            " with a double bit ECC error (Xid 48) works again. It does not bring back a GPU"
+            " that fell off the bus (Xid 79) or whose row remap failed (Xid 64). Other work on"
+            " the node keeps running.",
             informed_by=(NODE_LOOKS,),
         ),
         Verb(

@@ -181,6 +181,9 @@ def health(ctx: Context, call: Call) -> str:
             condition = "ok, clocks throttled (HW Slowdown: Active)"
         else:
             condition = "ok"
+        if not gpu.broken and getattr(gpu, "remap_pending", False):
+            # NVIDIA: a pending remap does not stop new work; the next reset applies it.
+            condition += ", row remap pending (new work runs; the next GPU reset applies it)"
         lines.append(f"  GPU {gpu.index} {gpu.bus_id}  {condition}  job {owner}")
     recent = node.kernel_log[-6:]
     if recent:
