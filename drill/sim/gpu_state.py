@@ -1,5 +1,6 @@
 """What a node and its GPUs can be besides broken, and what a start-up on them meets: memory a
-dead process still holds, a GPU that needs a reset, /dev/shm full, the fabric manager down.
+leftover process holds outside any job, a GPU that needs a reset, /dev/shm full, the fabric
+manager down.
 
 Each of these leaves a running gang alone (its memory and segments are already set up) and fails
 the next start-up on that node with the error the real stack prints there. A GPU reset clears
