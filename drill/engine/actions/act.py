@@ -139,14 +139,18 @@ def kill(ctx: Context, call: Call) -> str:
     and so is a pid the node does not have."""
     node, pid = call["node"], call["pid"]
     if not node.responsive or node.state in ("down", "rebooting"):
-        raise Reject(f"{node.name} is {node.state}; no answer from it, so nothing there can be killed")
+        raise Reject(
+            f"{node.name} is {node.state}; no answer from it, so nothing there can be killed"
+        )
     done = ops.kill_process(ctx.world, node, pid)
     if done is not None:
         return done
     for job_name, gpus in sorted(node.allocations.items()):
         job = ctx.world.jobs[job_name]
         if any(pid_on(job, node.name, gpu) == pid for gpu in gpus):
-            stop = "`restart` or `cancel` stops it whole" if job.yours else f"team {job.team} owns it"
+            stop = (
+                "`restart` or `cancel` stops it whole" if job.yours else f"team {job.team} owns it"
+            )
             raise Reject(
                 f"{pid} on {node.name} is a live process of {job.name}; killing one rank only"
                 f" crashes the job, and {stop}"
