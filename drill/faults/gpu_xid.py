@@ -42,7 +42,9 @@ def _raise_xid(world: FaultWorld, fault: GpuXid, node_name: str, gpu_index: int)
     node = world.cluster.nodes[node_name]
     gpu = node.gpus[gpu_index]
     record = xid(fault.xid)
-    for line in xid_lines(gpu.bus_id, fault.xid, node.pid_base + gpu_index, gpu_index):
+    # The driver names the process on the GPU; an idle GPU's error names whatever touched it.
+    pid = world.pid_on_gpu(node_name, gpu_index) or node.spawn()
+    for line in xid_lines(gpu.bus_id, fault.xid, pid, gpu_index):
         node.kernel_log.append((world.now, line))
     persists = fault.persists_after_reboot
     if persists is None:

@@ -28,9 +28,8 @@ def fire(world: FaultWorld, fault: KillRank, picks: list[Pick]) -> None:
     for pick in picks:
         node = world.cluster.nodes[str(pick.node)]
         gpu = int(pick.gpu or 0)
-        node.kernel_log.append(
-            (world.now, f"Out of memory: Killed process {node.pid_base + gpu} (python)")
-        )
+        pid = world.pid_on_gpu(node.name, gpu) or node.spawn()
+        node.kernel_log.append((world.now, f"Out of memory: Killed process {pid} (python)"))
         for victim, victim_rank in world.jobs_on_gpu(node.name, gpu):
             # A SIGKILLed process prints nothing: only the launcher says how it ended.
             world.failures.crash(victim, victim_rank, "", exitcode=-int(signal.SIGKILL))

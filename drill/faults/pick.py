@@ -17,6 +17,9 @@ class Pick:
     rank: int | None = None
     leaf: str | None = None
     step: int | None = None
+    # A process the fault left behind on the GPU (zombie_memory), known only once it fired:
+    # the kind fills it in then.
+    pid: int | None = None
 
     def field(self, name: str) -> Any:
         return getattr(self, name, None)

@@ -44,8 +44,27 @@ REMAP_PENDING = "Row Remapper: New row marked for remapping, reset gpu to activa
 XIDS: dict[int, Xid] = {
     x.code: x
     for x in (
-        Xid(13, "Graphics Engine Exception", "crash", ILLEGAL_ACCESS, breaks=False, app=True),
-        Xid(31, "GPU memory page fault", "crash", ILLEGAL_ACCESS, breaks=False, app=True),
+        Xid(
+            13,
+            "Graphics Engine Exception",
+            "crash",
+            ILLEGAL_ACCESS,
+            breaks=False,
+            app=True,
+            # The driver names the SM that raised it and why, not the catalogue's heading.
+            message="Graphics SM Warp Exception on (GPC 2, TPC 1, SM 0): Out Of Range Address",
+        ),
+        Xid(
+            31,
+            "GPU memory page fault",
+            "crash",
+            ILLEGAL_ACCESS,
+            breaks=False,
+            app=True,
+            # An MMU fault: the channel, the engine and the address that faulted, and its type.
+            message="Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPC2 GPCCLIENT_T1_3"
+            " faulted @ 0x7f4c_2a400000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ",
+        ),
         Xid(
             43,
             "GPU stopped processing",

@@ -11,6 +11,7 @@ both, so the loader can check every text an incident holds.
     leaf_nodes                         every node behind the leaf (or leaves) it struck
     island_nodes                       every node of the island (or islands) it struck
     time                               when it fired, as a time of night
+    pid                                the process it left holding a GPU (zombie_memory)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ FIELDS = (
     "island_nodes",
     "step",
     "time",
+    "pid",
 )
 # Anything that looks like an attempt at a template, to catch `{fault.x}` or `{fualt.x.node}`.
 LOOSE = re.compile(r"\{[^{}\s]*\}")

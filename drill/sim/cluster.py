@@ -87,9 +87,13 @@ class Gpu:
     needs_reset: bool = False
     # A row remap the next reset applies. Not broken: new work starts on the GPU meanwhile.
     remap_pending: bool = False
-    # Memory still held after its process died: (the pid nvidia-smi last showed, MiB). A
-    # start-up on this GPU runs out of memory; a reset or a reboot frees it.
+    # Memory a process outside any job still holds: (its pid, MiB). A process a crashed rank
+    # left behind keeps the device open; a start-up on this GPU runs out of memory. Killing
+    # that pid or a reboot frees it; a GPU reset is refused while it lives, as the driver's is.
     held_by: tuple[int, int] | None = None
+    # The holder cannot be killed: stuck in the driver in uninterruptible sleep (D state), it
+    # ignores even SIGKILL, and only a reboot frees the memory.
+    holder_unkillable: bool = False
 
     @property
     def throttled(self) -> float:
@@ -132,6 +136,9 @@ class Node:
     # is their doing.
     put_back_broken: bool = False
     pid_base: int = 0
+    # The next pid a process started here gets: every start takes a fresh one, as the kernel
+    # hands them out, so no two processes of a night share a pid on this node.
+    next_pid: int = 0
     # What a start-up on this node meets besides its GPUs (drill/sim/gpu_state.py): /dev/shm
     # full of stale segments, the NVSwitch fabric manager not running.
     shm_full: bool = False
@@ -153,6 +160,12 @@ class Node:
     @property
     def gpu_count(self) -> int:
         return len(self.gpus)
+
+    def spawn(self) -> int:
+        """A fresh pid for a process that starts on this node."""
+        pid = max(self.next_pid, self.pid_base)
+        self.next_pid = pid + 1
+        return pid
 
     def used_gpus(self) -> set[int]:
         return {i for indexes in self.allocations.values() for i in indexes}
@@ -204,6 +217,7 @@ class Cluster:
 
     def _add(self, node: Node) -> None:
         node.pid_base = 40000 + 1000 * len(self.nodes)
+        node.next_pid = node.pid_base
         node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
         self.nodes[node.name] = node
         object.__setattr__(node, "_changed", self.changed)

@@ -61,7 +61,7 @@ def fault_of(node: Node) -> str:
         return "fabric manager down"
     for gpu in node.gpus:
         if gpu.held_by is not None:
-            return f"GPU {gpu.index} memory held by a dead process"
+            return f"GPU {gpu.index} memory held by a leftover process"
         if gpu.needs_reset:
             return f"GPU {gpu.index} waiting for a reset"
         if gpu.throttled > 1.0:

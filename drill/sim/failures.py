@@ -33,13 +33,18 @@ if TYPE_CHECKING:
 
 
 def rank_place(world: World, job: Job, rank: int) -> tuple[str, int, int]:
-    """A rank's node, its local rank there, and its pid (a process per GPU, by GPU index)."""
+    """A rank's node, its local rank there, and its pid (a process per GPU, started fresh)."""
     if not job.placement:
         return "?", 0, 0
     node, gpu = job.rank_location(rank)
     local = dict(job.placement)[node].index(gpu)
-    nodes = world.cluster.nodes
-    return node, local, (nodes[node].pid_base + gpu if node in nodes else 0)
+    return node, local, pid_on(job, node, gpu)
+
+
+def pid_on(job: Job, node: str, gpu: int) -> int:
+    """The pid of the job's process on that GPU in its current attempt, 0 when none runs."""
+    attempt = job.current
+    return attempt.pids.get((node, gpu), 0) if attempt is not None else 0
 
 
 _LOOPBACK = re.compile(r"\[(?:127\.0\.0\.1|::1|localhost)\]")
@@ -186,7 +191,7 @@ class Failures:
         world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
 
     def _where(self, job: Job, rank: int) -> tuple[str, int, int]:
-        """A rank's node, local rank and pid (one process per GPU, numbered by GPU)."""
+        """A rank's node, local rank and pid (one process per GPU)."""
         return rank_place(self.world, job, rank)
 
     def _progress_alert(self, job: Job, attempt):
@@ -344,8 +349,10 @@ class Failures:
         nodes = self.world.cluster.nodes
         peers = [n for n in job.nodes if n != node_name] or [node_name]
         local, peer = nodes[node_name], nodes[peers[0]]
+        pid = rank_place(self.world, job, rank)[2]
+        # NCCL's proxy thread: a thread id comes from the same numbers as a pid.
         self.network_error(
-            job, rank, peer.address, ib_completion_error(local, peer, rank),
+            job, rank, peer.address, ib_completion_error(local, peer, rank, pid, local.spawn()),
             nccl_remote_error(local, peer),
         )  # fmt: skip
 

@@ -1,10 +1,13 @@
 """What a node and its GPUs can be besides broken, and what a start-up on them meets: memory a
-dead process still holds, a GPU that needs a reset, /dev/shm full, the fabric manager down.
+leftover process holds outside any job, a GPU that needs a reset, /dev/shm full, the fabric
+manager down.
 
 Each of these leaves a running gang alone (its memory and segments are already set up) and fails
 the next start-up on that node with the error the real stack prints there. A GPU reset clears
-what a reset clears (the memory held, a GPU that needs one, and it applies a pending row remap);
-a reboot includes that reset and clears the rest, unless the fabric manager fails again at boot.
+what a reset clears (a GPU that needs one; it applies a pending row remap), and is refused
+while a live process holds the GPU, as the driver refuses it; killing the process that holds
+memory frees it, unless it is stuck in the driver. A reboot clears all of it, unless the fabric
+manager fails again at boot.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
     for node_name, gpus in job.placement:
         node = world.cluster.nodes[node_name]
         if node.shm_full and job.world > 1:
-            tag = f"{(node.pid_base + rank) % 65536:04x}"
+            # NCCL names the segment after the rank's process.
+            pid = job.current.pids.get((node_name, gpus[0]), node.pid_base) if job.current else 0
+            tag = f"{pid % 65536:04x}"
             lines = [line.format(tag=tag) for line in SHM_ERRORS]
             return rank, node_name, gpus[0], lines, SHM_RAISED
         if not node.fabric_manager_up:
@@ -62,9 +67,9 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
 
 def fails_startup(node: Node) -> bool:
     """Whether something here fails the next start-up on the node: /dev/shm full, the fabric
-    manager down, memory a dead process holds, a GPU that waits for a reset. An operator finds
-    each of these, so a node with one is not a healthy node to keep. A pending row remap is
-    not one: new work starts on that GPU, and the next reset applies the remap."""
+    manager down, memory a leftover process holds, a GPU that waits for a reset. An operator
+    finds each of these, so a node with one is not a healthy node to keep. A pending row remap
+    is not one: new work starts on that GPU, and the next reset applies the remap."""
     return (
         node.shm_full
         or not node.fabric_manager_up
@@ -73,12 +78,21 @@ def fails_startup(node: Node) -> bool:
 
 
 def reset_clears(gpu: Gpu) -> bool:
-    """Whether `nvidia-smi -r` makes this GPU usable again (and so whether it does anything)."""
-    return gpu.held_by is not None or gpu.needs_reset or gpu.remap_pending
+    """Whether `nvidia-smi -r` makes this GPU usable again (and so whether it does anything).
+    Memory a live process holds is not among it: the reset is refused while it lives."""
+    return gpu.needs_reset or gpu.remap_pending
+
+
+def kill_holder(gpu: Gpu) -> bool:
+    """SIGKILL to the process holding this GPU's memory: the memory is free once it dies.
+    False when it cannot die (stuck in the driver) and keeps the memory."""
+    if gpu.held_by is None or gpu.holder_unkillable:
+        return False
+    gpu.held_by = None
+    return True
 
 
 def reset(gpu: Gpu) -> None:
-    gpu.held_by = None
     gpu.remap_pending = False
     if gpu.needs_reset:
         gpu.needs_reset = False
@@ -91,6 +105,8 @@ def rebooted(node: Node) -> None:
     manager starts, unless it was set to fail at this boot."""
     node.shm_full = False
     for gpu in node.gpus:
+        gpu.held_by = None  # every process is gone, even one stuck in the driver
+        gpu.holder_unkillable = False
         reset(gpu)
     node.fabric_manager_up = not node.fabric_manager_fails_on_boot
     node.fabric_manager_fails_on_boot = False

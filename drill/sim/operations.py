@@ -110,6 +110,26 @@ def _reboot_done(world: World, node: Node, marked: bool):
     world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
 
 
+def kill_process(world: World, node: Node, pid: int) -> str | None:
+    """`kill -9 PID` on the node, for a process that holds a GPU's memory outside any job:
+    what happened, or None when no such process holds a GPU here."""
+    for gpu in node.gpus:
+        if gpu.held_by is None or gpu.held_by[0] != pid:
+            continue
+        held = gpu.held_by[1]
+        if not gpu_state.kill_holder(gpu):
+            return (
+                f"{node.name}: sent SIGKILL to {pid}, and it is still there in state D"
+                " (uninterruptible sleep in the driver): no signal ends it until that call"
+                f" returns. GPU {gpu.index}'s memory stays held; a reboot frees it."
+            )
+        return (
+            f"{node.name}: killed {pid} (python); GPU {gpu.index} has its"
+            f" {held / 1024:.2f} GiB back"
+        )
+    return None
+
+
 def reset_gpus(world: World, node: Node, indexes: list[int]) -> str:
     """`nvidia-smi -r`: what a reset clears, on GPUs no live process is using."""
     done = []

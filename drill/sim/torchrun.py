@@ -65,10 +65,11 @@ def watchdog_lines(rank: int, seq: int, timeout_ms: int) -> list[str]:
     ]
 
 
-def ib_completion_error(local, peer, rank: int) -> str:
-    """NCCL's warning when a send on InfiniBand ran out of retries (work completion status 12)."""
+def ib_completion_error(local, peer, rank: int, pid: int, tid: int) -> str:
+    """NCCL's warning when a send on InfiniBand ran out of retries (work completion status 12),
+    prefixed with host, pid and the id of NCCL's proxy thread, as NCCL prints them."""
     return (
-        f"{local.name}:{local.pid_base}:{local.pid_base + 97} [{rank % 8}] NCCL WARN NET/IB :"
+        f"{local.name}:{pid}:{tid} [{rank % 8}] NCCL WARN NET/IB :"
         f" Got completion from peer {peer.address}<43515> with status=12 opcode=0 len=0"
         f" vendor err 129 (Send) localGid ::ffff:{local.address}"
         f" remoteGids::ffff:{peer.address}: transport retry counter exceeded"

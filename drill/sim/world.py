@@ -16,7 +16,12 @@ from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.cluster import Cluster
 from drill.sim.events import AlertFired, Event, HarmDone, JobStateChanged, NodeStateChanged
 from drill.sim.exposure import Exposure
-from drill.sim.failures import LAUNCHER_MONITOR_INTERVAL, PROGRESS_ALERT_AFTER, Failures
+from drill.sim.failures import (
+    LAUNCHER_MONITOR_INTERVAL,
+    PROGRESS_ALERT_AFTER,
+    Failures,
+    pid_on,
+)
 from drill.sim.fault_schedule import FaultSchedule
 from drill.sim.jobs import (
     CANCELLED,
@@ -321,6 +326,9 @@ class World:
         job.placement = placement
         for node, gpus in placement:
             self.cluster.nodes[node].allocations[job.name] = list(gpus)
+            # New processes, new pids: none is the pid of anything that ran here before.
+            for gpu in gpus:
+                attempt.pids[(node, gpu)] = self.cluster.nodes[node].spawn()
         self.set_state(job, RUNNING, "")
         if job.training:
             self.env.process(runner.training_attempt(self, job, attempt))
@@ -487,6 +495,14 @@ class World:
                 ranks = job.ranks_on(node_name)
                 found.append((job, ranks[gpus.index(gpu)] if ranks else 0))
         return found
+
+    def pid_on_gpu(self, node_name: str, gpu: int) -> int | None:
+        """The pid of the process that runs on this GPU, or None when none does."""
+        for job, _ in self.jobs_on_gpu(node_name, gpu):
+            pid = pid_on(job, node_name, gpu)
+            if pid:
+                return pid
+        return None
 
     def rng(self, name: str):
         """A named random stream of this night's seed (drill/sim/rng.py). A variant night draws

@@ -119,8 +119,24 @@ def test_each_verb_costs_what_the_table_says(setup, line, seconds):
     assert result.end - result.time == pytest.approx(seconds)
 
 
+# Lines that need a process a crash left behind on a GPU: NODE and PID are filled in with it.
+LEFTOVER_COSTS = [("kill NODE PID", 15)]
+
+
+@pytest.mark.parametrize(("line", "seconds"), LEFTOVER_COSTS, ids=[c[0] for c in LEFTOVER_COSTS])
+def test_each_verb_on_a_leftover_process_costs_what_the_table_says(line, seconds):
+    zombie = {"id": "z", "kind": "zombie_memory", "at": "5m", "target": {"job": "train"}}
+    d = Drill(build(**{**NIGHT, "faults": [zombie]}), 1)
+    d.advance(600)
+    [pick] = d.world.faults.chosen["z"]
+    result = d.act(line.replace("NODE", str(pick.node)).replace("PID", str(pick.pid)))
+    assert result.accepted, result.output
+    assert result.end - result.time == pytest.approx(seconds)
+
+
 def test_the_cost_table_covers_every_verb():
-    assert {parse(line).verb for _, line, _ in COSTS} == set(VERBS)
+    measured = [line for _, line, _ in COSTS] + [line for line, _ in LEFTOVER_COSTS]
+    assert {parse(line.replace("PID", "41008")).verb for line in measured} == set(VERBS)
 
 
 def test_verify_without_a_volume_costs_its_base_time():
@@ -173,6 +189,7 @@ EFFECTS = [
     ("swap gpu-a-1", "act", ("node", "gpu-a-1")),
     ("reset gpu-a-1", "act", ("node", "gpu-a-1")),
     ("reset gpu-a-1 --gpu 3", "act", ("node", "gpu-a-1")),
+    ("kill gpu-a-1 41008", "act", ("node", "gpu-a-1")),
     ("cancel eval", "act", ("job", "eval")),
     ("requeue train", "act", ("job", "train")),
     ("restart train --exclude gpu-a-1", "act", ("job", "train")),
@@ -240,6 +257,7 @@ SECTIONS = {
         "drain-leaf",
         "reboot",
         "reset",
+        "kill",
         "swap",
     },
     "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},

@@ -45,8 +45,8 @@ def _without(lines: list[str], verb: str) -> tuple[list[str], str]:
 
 
 def zombie_left_schedulable(seed: int) -> list[str]:
-    """Skip the GPU reset; keep the job off the node instead, and leave the node up."""
-    lines, node = _without(_reference("zombie-memory", seed), "reset")
+    """Skip killing the leftover; keep the job off the node instead, and leave the node up."""
+    lines, node = _without(_reference("zombie-memory", seed), "kill")
     return [
         f"{line} --exclude {node}" if "restart llm-pretrain" in line else line for line in lines
     ]

@@ -4,6 +4,8 @@ the fault."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from drill.sim.jobs import RUNNING
@@ -35,32 +37,120 @@ def all_logs(d) -> str:
 # -- zombie_memory ---------------------------------------------------------------------------
 
 
-def test_a_zombie_holding_memory_fails_the_restart_with_cuda_oom_naming_the_dead_pid():
+def leftover(d, node: str = "gpu-a-1", gpu: int = 3) -> int:
+    """The pid of the process the fault left holding the GPU."""
+    held = d.world.cluster.nodes[node].gpus[gpu].held_by
+    assert held is not None
+    return held[0]
+
+
+def failed_pid(reason: str) -> int:
+    """The pid torchrun's ChildFailedError names for the rank that failed."""
+    return int(re.search(r"\(pid: (\d+)\)", reason).group(1))
+
+
+def test_a_zombie_holding_memory_fails_the_restart_with_cuda_oom_naming_the_leftover_pid():
     d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
     d.advance(1500)
     node = d.world.cluster.nodes["gpu-a-1"]
-    pid = node.pid_base + 3
+    pid = leftover(d)
     reasons = why(d)
     assert "illegal memory access" in reasons[0]
     assert "torch.OutOfMemoryError: CUDA out of memory" in reasons[1]
     assert f"Process {pid} has 74.00 GiB memory in use" in reasons[1]
     assert "GPU 3 has a total capacity of 79.65 GiB of which 5.65 GiB is free" in reasons[1]
     assert node.gpus[3].held_by == (pid, 75776)
+    # The leftover is neither the crashed rank nor the rank that failed to start beside it.
+    assert len({pid, failed_pid(reasons[0]), failed_pid(reasons[1])}) == 3, reasons
     out = learner_outputs(d, "train", ["gpu-a-1"])
     assert_no_fault_names(out, ID)
 
 
-def test_resetting_the_gpu_frees_the_memory_and_the_restart_trains():
+def test_the_illegal_access_logs_an_xid_31_mmu_fault_naming_the_crashed_rank():
     d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
-    d.advance(610)
-    assert d.learner_job.state != RUNNING or d.learner_job.current.crashed
-    d.advance(5)  # the launcher noticed; the job is requeued and nothing runs on the GPU
+    d.advance(620)
+    crashed = failed_pid(why(d)[0])
+    health = d.act("health gpu-a-1").output
+    assert (
+        f"NVRM: Xid (PCI:0000:4b:00): 31, pid={crashed}, name=python, Ch 00000008, intr 00000000."
+        " MMU Fault: ENGINE GRAPHICS" in health
+    ), health
+    assert "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ" in health
+    assert "kernel log: nothing unusual" not in health
+
+
+def test_another_error_logs_no_mmu_fault():
+    fault = {"kind": "zombie_memory", "error": "RuntimeError: boom", "target": {"job": "train"}}
+    d = night(fault)
+    d.advance(620)
+    assert not any(": 31, " in text for _, text in d.world.cluster.nodes["gpu-a-1"].kernel_log)
+
+
+def test_a_reset_is_refused_while_the_leftover_holds_the_gpu():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(615)  # the launcher noticed; nothing of the job runs on the GPU
     result = d.act("reset gpu-a-1 --gpu 3")
+    assert not result.accepted
+    assert result.output == (
+        "Unable to reset GPU 0000:4b:00.0 because it's being used by some other process; kill the"
+        " processes using this GPU first (`gpus gpu-a-1` lists them), then try the reset again"
+    )
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is not None
+    assert not d.act("reset gpu-a-1").accepted, "a reset of every GPU includes that one"
+
+
+def test_killing_the_leftover_frees_the_memory_and_the_restart_trains():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(615)
+    pid = leftover(d)
+    result = d.act(f"kill gpu-a-1 {pid}")
     assert result.accepted, result.output
-    assert "GPU 0000:4b:00.0 was successfully reset" in result.output
+    assert result.output == f"gpu-a-1: killed {pid} (python); GPU 3 has its 74.00 GiB back"
     assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is None
-    d.advance(1200)
+    d.advance(1200)  # no reset: the retry's start-up gets the memory
     assert d.learner_job.state == RUNNING and d.learner_job.current.training
+    assert d.act("reset gpu-a-1 --gpu 3").accepted or d.learner_job.state == RUNNING
+
+
+def test_a_leftover_stuck_in_the_driver_survives_kill_and_only_a_reboot_frees_it():
+    fault = {"kind": "zombie_memory", "killable": False, "target": {"job": "train", "rank": 3}}
+    d = night(fault)
+    d.advance(615)
+    pid = leftover(d)
+    result = d.act(f"kill gpu-a-1 {pid}")
+    assert result.accepted, result.output
+    assert "still there in state D" in result.output and "a reboot frees it" in result.output
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by == (pid, 75776)
+    assert not d.act("reset gpu-a-1 --gpu 3").accepted
+    assert d.act("reboot gpu-a-1").accepted
+    d.advance(600)
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is None
+
+
+def test_kill_refuses_a_pid_the_node_does_not_have():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(615)
+    pid = leftover(d)
+    result = d.act(f"kill gpu-a-2 {pid}")  # the leftover is on gpu-a-1
+    assert not result.accepted
+    assert result.output == (
+        f"gpu-a-2: kill: ({pid}) - No such process; `gpus gpu-a-2` lists the pids on its GPUs"
+    )
+    assert "\n" not in result.output
+    assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is not None
+
+
+def test_kill_refuses_a_rank_of_a_running_job():
+    d = night({"kind": "zombie_memory", "at": "50m", "target": {"job": "train"}})
+    d.advance(300)
+    pid = d.world.pid_on_gpu("gpu-a-1", 0)
+    result = d.act(f"kill gpu-a-1 {pid}")
+    assert not result.accepted
+    assert result.output == (
+        f"{pid} on gpu-a-1 is a live process of train; killing one rank only crashes the job,"
+        " and `restart` or `cancel` stops it whole"
+    )
+    assert d.learner_job.state == RUNNING
 
 
 def test_a_reset_is_refused_while_work_runs_on_the_gpu():
@@ -234,17 +324,28 @@ def test_an_ib_flap_fails_nccl_within_seconds_and_again_until_the_gang_leaves_th
 # -- what the look verbs show of this state ---------------------------------------------------
 
 
-def test_gpus_shows_memory_a_dead_process_holds_under_its_last_pid():
+def test_gpus_shows_memory_a_leftover_process_holds_under_its_pid():
     d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
     d.advance(620)
     d.act("cancel train")
     out = d.act("gpus gpu-a-1").output
     row = next(line for line in out.splitlines() if line.startswith("3 "))
     assert "75776MiB / " in row, out
-    pid = d.world.cluster.nodes["gpu-a-1"].pid_base + 3
-    assert f"3    {pid}  python   75776MiB" in out or str(pid) in out.split("Processes:")[1]
-    d.act("reset gpu-a-1 --gpu 3")
+    pid = leftover(d)
+    assert re.search(rf"^3\s+{pid}\s+python\s+75776MiB$", out, re.M), out
+    d.act(f"kill gpu-a-1 {pid}")
     assert "No running processes found" in d.act("gpus gpu-a-1").output
+
+
+def test_gpus_lists_the_leftover_beside_a_rank_starting_on_its_gpu():
+    d = night({"kind": "zombie_memory", "target": {"job": "train", "rank": 3}})
+    d.advance(680)  # the retry is placed back on the same GPUs and is starting up
+    assert d.learner_job.state == RUNNING and not d.learner_job.current.training
+    out = d.act("gpus gpu-a-1").output.split("Processes:")[1]
+    rows = [line.split() for line in out.splitlines() if line.startswith("3 ")]
+    new = d.world.pid_on_gpu("gpu-a-1", 3)
+    assert [r[1] for r in rows] == [str(leftover(d)), str(new)], out
+    assert rows[1][3] == "5783MiB", "the new rank got only what was free"
 
 
 def test_gpus_shows_a_pending_row_remap_until_a_reset():

@@ -52,7 +52,17 @@ def test_xid_79_line_has_no_pid_and_is_followed_by_the_bus_error():
 def test_an_application_xid_names_the_process():
     [line] = xid_lines("0000:3a:00.0", 13, 41001)
     assert (
-        line == "NVRM: Xid (PCI:0000:3a:00): 13, pid=41001, name=python, Graphics Engine Exception"
+        line == "NVRM: Xid (PCI:0000:3a:00): 13, pid=41001, name=python, Graphics SM Warp"
+        " Exception on (GPC 2, TPC 1, SM 0): Out Of Range Address"
+    )
+
+
+def test_a_gpu_page_fault_prints_the_mmu_fault_as_the_driver_does():
+    [line] = xid_lines("0000:5c:00.0", 31, 41008)
+    assert line == (
+        "NVRM: Xid (PCI:0000:5c:00): 31, pid=41008, name=python, Ch 00000008, intr 00000000."
+        " MMU Fault: ENGINE GRAPHICS GPC2 GPCCLIENT_T1_3 faulted @ 0x7f4c_2a400000. Fault is of"
+        " type FAULT_PDE ACCESS_TYPE_VIRT_READ"
     )
 
 

@@ -41,6 +41,9 @@ NAMES = Names(
         ("help ck", "help ckpt ", []),
         ("help ckpt ", "help ckpt ", ["list", "prune", "rm", "verify"]),
         ("note restart ", "note restart ", []),  # free text completes nothing
+        ("kil", "kill ", []),  # kill a process on a node by its pid
+        ("kill gpu-a", "kill gpu-a-1 ", []),
+        ("kill gpu-a-1 ", "kill gpu-a-1 ", []),  # a pid is read off `gpus`, not guessed
     ],
 )
 def test_completion_follows_each_verbs_declared_arguments(typed, line, choices):
@@ -52,6 +55,10 @@ def test_the_usage_hint_gives_both_forms_of_wait():
         "wait [DURATION] [--until page]: let the night run, like `wait 5m`, or until the next"
         " page with `--until page` (the time it runs)"
     )
+
+
+def test_the_usage_hint_for_kill_names_the_node_and_pid():
+    assert usage_line("kill g").startswith("kill NODE PID: kill a process on the node by its pid")
 
 
 def test_a_declared_verb_completes_with_no_change_to_completion(monkeypatch):

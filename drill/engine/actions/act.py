@@ -12,6 +12,7 @@ from drill.engine.actions.errors import Reject, unknown
 from drill.engine.shown_text import fill_shown
 from drill.sim import operations as ops
 from drill.sim.events import HintShown
+from drill.sim.failures import pid_on
 from drill.sim.jobs import CANCELLED, COMPLETED, PENDING
 from drill.values.units import format_duration
 
@@ -117,11 +118,47 @@ def reset(ctx: Context, call: Call) -> str:
             f"Unable to reset GPU {node.gpus[busy[0]].bus_id} because it's being used by some"
             f" other process ({jobs}); stop the work on it first"
         )
+    # A process outside any job that still has the device open: the driver refuses the same.
+    held = [i for i in indexes if node.gpus[i].held_by is not None]
+    if held:
+        raise Reject(
+            f"Unable to reset GPU {node.gpus[held[0]].bus_id} because it's being used by some"
+            f" other process; kill the processes using this GPU first (`gpus {node.name}` lists"
+            " them), then try the reset again"
+        )
     broken = [i for i in indexes if node.gpus[i].broken and not node.gpus[i].needs_reset]
     text = ops.reset_gpus(ctx.world, node, indexes)
     if broken:
         text += f"; GPU {', '.join(str(i) for i in broken)} still reports an error"
     return text
+
+
+def kill(ctx: Context, call: Call) -> str:
+    """`kill -9 PID` on the node: ends a process that holds a GPU outside any job. A rank of a
+    running job is refused (stopping a job is `restart` or `cancel`, not one of its processes),
+    and so is a pid the node does not have."""
+    node, pid = call["node"], call["pid"]
+    if not node.responsive or node.state in ("down", "rebooting"):
+        raise Reject(
+            f"{node.name} is {node.state}; no answer from it, so nothing there can be killed"
+        )
+    done = ops.kill_process(ctx.world, node, pid)
+    if done is not None:
+        return done
+    for job_name, gpus in sorted(node.allocations.items()):
+        job = ctx.world.jobs[job_name]
+        if any(pid_on(job, node.name, gpu) == pid for gpu in gpus):
+            stop = (
+                "`restart` or `cancel` stops it whole" if job.yours else f"team {job.team} owns it"
+            )
+            raise Reject(
+                f"{pid} on {node.name} is a live process of {job.name}; killing one rank only"
+                f" crashes the job, and {stop}"
+            )
+    raise Reject(
+        f"{node.name}: kill: ({pid}) - No such process; `gpus {node.name}` lists the pids on its"
+        " GPUs"
+    )
 
 
 def swap(ctx: Context, call: Call) -> str:

@@ -56,6 +56,7 @@ from drill.engine.actions.argtypes import (
     NODES,
     NUMBER,
     PAGE,
+    PID,
     RESUME,
     SIGNAL,
     SIGNALS,
@@ -504,12 +505,27 @@ VERBS: dict[str, Verb] = {
             Cost(30),
             args=(Arg("node", NODE),),
             options=(Option("--gpu", NUMBER, what="GPU index"),),
-            detail="A reset frees memory a dead process still holds and clears an NVLink error"
-            " (Xid 74) and a GSP timeout (Xid 119). It applies a pending row remap, so a GPU"
-            " with a double bit ECC error (Xid 48) works again. It does not bring back a GPU"
-            " that fell off the bus (Xid 79) or whose row remap failed (Xid 64). Other work on"
-            " the node keeps running.",
+            detail="A reset clears an NVLink error (Xid 74) and a GSP timeout (Xid 119). It applies"
+            " a pending row remap, so a GPU with a double bit ECC error (Xid 48) works again. It"
+            " is refused while any process uses the GPU, a leftover that belongs to no job"
+            " included: kill that first. It does not bring back a GPU that fell off the bus"
+            " (Xid 79) or whose row remap failed (Xid 64). Other work on the node keeps running.",
             informed_by=(NODE_LOOKS,),
+        ),
+        Verb(
+            "kill",
+            "kill a process on the node by its pid (kill -9), like one that holds a GPU's memory",
+            Kind.ACT,
+            On.NODE,
+            Section.HEALTH,
+            act.kill,
+            Cost(15),
+            args=(Arg("node", NODE), Arg("pid", PID)),
+            detail="`gpus NODE` lists the pid of each process on a GPU. A process that outlived"
+            " its job and still holds a GPU's memory frees it when it dies; one stuck in the"
+            " driver (state D) ignores the signal, and only a reboot ends it. A rank of a running"
+            " job is refused: stop the job instead.",
+            informed_by=(Need((By("gpus"),)),),
         ),
         Verb(
             "swap",

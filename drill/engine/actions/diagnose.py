@@ -9,7 +9,7 @@ from drill.engine.actions.context import Call, Context, in_range
 from drill.engine.actions.errors import Reject, unknown
 from drill.engine.actions.look import table
 from drill.faults.xids import fell_off_the_bus
-from drill.sim.failures import rank_place
+from drill.sim.failures import pid_on, rank_place
 from drill.sim.torchrun import COLLECTIVES_PER_STEP, collective_seq
 from drill.values.units import format_duration
 
@@ -180,10 +180,11 @@ def gpus(ctx: Context, call: Call) -> str:
         job = world.jobs.get(owner) if owner else None
         alive = job is not None and _process_alive(world, job, node.name, gpu.index)
         memory = (TRAINING_MIB if job is not None and job.training else OTHER_MIB) if alive else 0
-        # Memory a dead process still holds (the faults' GPU state): used, with its last pid.
+        # Memory a leftover process holds outside any job (the faults' GPU state), with its pid.
+        # A rank starting beside it shows too, and what it got on top, up to the board's total.
         held = getattr(gpu, "held_by", None)
-        if held is not None and not alive:
-            memory = held[1]
+        if held is not None:
+            memory = min(MEMORY_TOTAL_MIB, memory + held[1])
         if gpu.broken:
             rows.append((str(gpu.index), gpu.bus_id, "ERR!", "ERR!", "ERR!", "ERR!", "-"))
         else:
@@ -207,12 +208,12 @@ def gpus(ctx: Context, call: Call) -> str:
             remaps.append(f"  GPU {gpu.index}: Remapped Rows Failure: Yes")
         elif pending:
             remaps.append(f"  GPU {gpu.index}: Remapped Rows Pending: Yes")
-        if alive:
-            processes.append(
-                (str(gpu.index), str(node.pid_base + gpu.index), "python", f"{memory}MiB")
-            )
-        elif held is not None:
+        if held is not None:
             processes.append((str(gpu.index), str(held[0]), "python", f"{held[1]}MiB"))
+        if alive:
+            mine = memory - held[1] if held is not None else memory
+            pid = pid_on(job, node.name, gpu.index)
+            processes.append((str(gpu.index), str(pid), "python", f"{mine}MiB"))
     lines.append(table(rows))
     if remaps:
         lines += ["Row remapping:", *remaps]
