@@ -59,10 +59,12 @@ def read_header(path: Path) -> Header | None:
         return None
     if not isinstance(data, dict) or data.get("schema") != LATEST:
         return None
-    words = [data.get(key) for key in ("id", "title", "difficulty")]
-    numbers = [data.get(key) for key in ("order", "estimated_minutes")]
-    if not all(isinstance(w, str) and w and first_unsafe(w) is None for w in words):
+    ident, title, level = (data.get(key) for key in ("id", "title", "difficulty"))
+    order, minutes = data.get("order"), data.get("estimated_minutes")
+    if not (isinstance(ident, str) and isinstance(title, str) and isinstance(level, str)):
         return None
-    if not all(type(n) is int for n in numbers) or data["difficulty"] not in LEVELS:
+    if not all(w and first_unsafe(w) is None for w in (ident, title, level)):
         return None
-    return Header(path, *words, *numbers)
+    if type(order) is not int or type(minutes) is not int or level not in LEVELS:
+        return None
+    return Header(path, ident, title, level, order, minutes)

@@ -210,7 +210,7 @@ def gpus(ctx: Context, call: Call) -> str:
             remaps.append(f"  GPU {gpu.index}: Remapped Rows Pending: Yes")
         if held is not None:
             processes.append((str(gpu.index), str(held[0]), "python", f"{held[1]}MiB"))
-        if alive:
+        if alive and job is not None:
             mine = memory - held[1] if held is not None else memory
             pid = pid_on(job, node.name, gpu.index)
             processes.append((str(gpu.index), str(pid), "python", f"{mine}MiB"))
