@@ -23,6 +23,9 @@ from drill.text_safety import first_unsafe
 
 LEVELS = ("tutorial", "easy", "medium", "hard")
 
+# The safe loader, in C when PyYAML was built with libyaml (a tenth of the time).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 @dataclass(frozen=True)
 class Header:
@@ -52,9 +55,13 @@ def read_header(path: Path) -> Header | None:
     then says what): a file of an older schema, a missing or odd field, a control character."""
     try:
         text = decode_source(read_source_bytes(path, str(path)), str(path))
-        # libyaml's safe loader: no tags that build objects, and the loader's size limit
-        # already held above. The full load repeats this with every check.
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # Only ever a safe loader (libyaml's when present): no tag builds an object, and the
+        # size limit already held above. The full load repeats this with every check.
+        loader = _SAFE_LOADER(text)
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except (IncidentError, yaml.YAMLError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("schema") != LATEST:

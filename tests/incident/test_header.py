@@ -53,3 +53,18 @@ def test_an_edited_header_reads_as_the_full_load_or_not_at_all(tmp_path_factory,
     except IncidentError:
         return  # the picker's full check moves it to the "Not listed" line
     assert header is None or header == Header.of(loaded)
+
+
+def test_a_header_with_a_python_tag_builds_nothing_and_gives_up(tmp_path):
+    """The picker's quick read is a safe load: a tag that would build an object is refused
+    (the full load then says what is wrong), and nothing runs."""
+    from drill.incident.header import read_header
+
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil.yaml"
+    evil.write_text(
+        "schema: 2\nid: !!python/object/apply:os.system"
+        f' ["touch {marker}"]\ntitle: t\ndifficulty: easy\norder: 1\nestimated_minutes: 5\n'
+    )
+    assert read_header(evil) is None
+    assert not marker.exists()
