@@ -2,16 +2,21 @@
 
 A folder is removed when its night closes, and again at exit (atexit runs on a normal exit,
 an uncaught exception, Ctrl+C and SIGTERM, which drill turns into an exception). A SIGKILL or a
-power cut runs nothing, so each folder holds an owner file with the process id and that
-process's start time; the next drill to make a folder sweeps every `drill-*` folder whose owner
-is gone (no such process, or a process of that id started later: the id was reused). Only
-folders of this user, with an owner file, that are real folders and not links, are swept.
+power cut runs nothing, so each folder's name carries its owner: the process id and that
+process's start time (`drill-tutorial-4242.81234-k3j2h1`). The next drill to make a folder sweeps
+every `drill-*` folder whose owner is gone (no such process, or a process of that id started
+later: the id was reused). The owner is in the name rather than in a file inside, because a
+name is there from the folder's first instant to its last: a kill between mkdtemp and writing a
+file, or halfway through removing the folder, would leave a file-owned folder with no owner.
+Folders from older versions with only an owner file inside are still swept by that file. Only
+folders of this user, with an owner, that are real folders and not links, are swept.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -19,6 +24,8 @@ from pathlib import Path
 
 PREFIX = "drill-"
 OWNER_FILE = ".drill-owner"
+# mkdtemp's random part is letters, digits and underscores, so the last `-` ends the stamp.
+_NAMED_OWNER = re.compile(r"-(\d+)\.(\d+|x)-[A-Za-z0-9_]+$")
 
 _lock = threading.Lock()
 _mine: set[Path] = set()
@@ -35,8 +42,8 @@ def make_temp_dir(prefix: str = PREFIX) -> Path:
             _swept = True
             sweep()
             atexit.register(remove_mine)
-        path = Path(tempfile.mkdtemp(prefix=prefix))
-        (path / OWNER_FILE).write_text(_owner_stamp(os.getpid()), encoding="ascii")
+        pid, started = os.getpid(), _start_time(os.getpid())
+        path = Path(tempfile.mkdtemp(prefix=f"{prefix}{pid}.{started.replace('?', 'x')}-"))
         _mine.add(path)
     return path
 
@@ -79,6 +86,9 @@ def sweep(folder: Path | None = None) -> list[Path]:
 
 
 def _owner(path: Path) -> str | None:
+    named = _NAMED_OWNER.search(path.name)
+    if named:
+        return f"{named[1]} {named[2].replace('x', '?')}"
     try:
         return (path / OWNER_FILE).read_text(encoding="ascii").strip()
     except (OSError, UnicodeDecodeError):

@@ -51,7 +51,7 @@ def drill_folders(folder: Path) -> list[Path]:
 def test_every_exit_python_sees_removes_the_folder(tmp_path, how):
     proc = start(tmp_path, how)
     made = Path(proc.stdout.readline().strip())
-    assert made.is_dir() and (made / OWNER_FILE).is_file()
+    assert made.is_dir() and made.name.startswith(f"drill-test-{proc.pid}.")
     proc.stdin.write("go\n")
     proc.stdin.flush()
     assert proc.stdout.readline().strip() == "going"
@@ -95,6 +95,22 @@ def test_the_sweep_spares_live_owners_and_folders_it_did_not_make(tmp_path):
     os.symlink(target, tmp_path / "drill-link")
     assert sweep(tmp_path) == [reused]
     assert alive.is_dir() and unowned.is_dir() and other.is_dir() and target.is_dir()
+
+
+def test_the_owner_is_in_the_name_so_a_kill_mid_removal_is_still_swept(tmp_path):
+    """A night that closes removes its folder; a SIGKILL halfway through can take the contents
+    (an owner file inside, too) and leave the folder. Its name still says whose it was."""
+    stamp = Path(f"/proc/{os.getpid()}/stat").read_text().rpartition(")")[2].split()[19]
+    half_removed = tmp_path / "drill-tutorial-999999999.1-ab_12"
+    (half_removed / "checkpoints").mkdir(parents=True)
+    empty = tmp_path / "drill-tutorial-999999999.x-cd34"
+    empty.mkdir()
+    mine = tmp_path / f"drill-tutorial-{os.getpid()}.{stamp}-ef56"
+    mine.mkdir()
+    reused = tmp_path / f"drill-tutorial-{os.getpid()}.1-gh78"
+    reused.mkdir()
+    assert sorted(sweep(tmp_path)) == sorted([half_removed, empty, reused])
+    assert mine.is_dir()
 
 
 @pytest.mark.slow
