@@ -74,6 +74,50 @@ class Allocations(dict[str, list[int]]):
         self._touch()
 
 
+class Throttles(dict[str, float]):
+    """A GPU's step time factor per cause of throttling. Every change bumps `version`, shared
+    by all GPUs: a job keeps its step factor until a placement or a version changes, so a
+    training step does not scan its gang's GPUs when nothing changed (World.step_factor)."""
+
+    __slots__ = ()
+    version = 0
+
+    @classmethod
+    def _bump(cls) -> None:
+        cls.version += 1
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(key, value)
+        self._bump()
+
+    def __delitem__(self, key) -> None:
+        super().__delitem__(key)
+        self._bump()
+
+    def pop(self, *args):
+        value = super().pop(*args)
+        self._bump()
+        return value
+
+    def popitem(self):
+        item = super().popitem()
+        self._bump()
+        return item
+
+    def setdefault(self, key, default=None):
+        value = super().setdefault(key, default)
+        self._bump()
+        return value
+
+    def update(self, *args, **kwargs) -> None:
+        super().update(*args, **kwargs)
+        self._bump()
+
+    def clear(self) -> None:
+        super().clear()
+        self._bump()
+
+
 @dataclass
 class Gpu:
     index: int
@@ -81,7 +125,7 @@ class Gpu:
     broken: bool = False  # unusable: work placed on it fails
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
-    throttles: dict[str, float] = field(default_factory=dict)
+    throttles: Throttles = field(default_factory=Throttles)
     # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 48, 74, 95, 119
     # (drill/faults/xids.py, drill/sim/gpu_state.py).
     needs_reset: bool = False
@@ -94,6 +138,12 @@ class Gpu:
     # The holder cannot be killed: stuck in the driver in uninterruptible sleep (D state), it
     # ignores even SIGKILL, and only a reboot frees the memory.
     holder_unkillable: bool = False
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "throttles":
+            value = Throttles(value)
+            Throttles._bump()
+        object.__setattr__(self, name, value)
 
     @property
     def throttled(self) -> float:

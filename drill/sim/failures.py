@@ -383,6 +383,10 @@ class Failures:
         """Whether the leaf's uplink is still going down and up."""
         return bool(self._flaps.get(leaf))
 
+    def any_leaf_slowdown(self) -> bool:
+        """Whether any leaf is flapping now (most nights none is, and a step skips the leaves)."""
+        return any(self._flaps.values())
+
     def leaf_slowdown(self, leaf: str | None) -> float:
         flaps = self._flaps.get(leaf, {}) if leaf else {}
         return max((factor for factor, _ in flaps.values()), default=1.0)

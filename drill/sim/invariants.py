@@ -82,6 +82,9 @@ def broken_rules(world: World) -> list[str]:
                 problems.append(f"{job.name} runs on {name}, which it excludes")
             if node.state in (NodeState.DOWN, NodeState.REBOOTING) or not node.in_service:
                 problems.append(f"{job.name} runs on {name}, which is {node.state}")
+        kept, fresh = world.step_factor(job), world.fresh_step_factor(job)
+        if kept != fresh:
+            problems.append(f"{job.name} steps at {kept}x, but its GPUs and leaves say {fresh}x")
     return problems
 
 

@@ -13,7 +13,7 @@ from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
 from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
-from drill.sim.cluster import Cluster
+from drill.sim.cluster import Cluster, Throttles
 from drill.sim.events import AlertFired, Event, HarmDone, JobStateChanged, NodeStateChanged
 from drill.sim.exposure import Exposure
 from drill.sim.failures import (
@@ -83,6 +83,8 @@ class World:
         # Broken nodes the learner could see, left where others' work lands (drill/sim/exposure.py).
         self.exposure = Exposure(self)
         self._seq = 0
+        # Per job: (the placement it was for, Throttles.version then, its slowest GPU's factor).
+        self._gpu_pace: dict[str, tuple[object, int, float]] = {}
         # What `run_until` is asked to stop at, while it runs: a test on each event recorded,
         # and the SimPy event that ends the run when one passes it.
         self._watch: tuple[Callable[[Event], bool], simpy.Event] | None = None
@@ -469,13 +471,35 @@ class World:
         """Synchronous data parallel runs at the pace of its slowest rank. Fewer GPUs keep the
         global batch by gradient accumulation, so each step takes proportionally longer."""
         factor = max(1.0, job.gpus / job.world) if job.world else 1.0
+        # The gang's GPUs only change pace on a throttle or a new placement, so the slowest
+        # GPU is kept until one of those happens: a step then costs no scan of the gang.
+        kept = self._gpu_pace.get(job.name)
+        if kept is None or kept[0] is not job.placement or kept[1] != Throttles.version:
+            kept = (job.placement, Throttles.version, self._slowest_gpu(job))
+            self._gpu_pace[job.name] = kept
+        slowest = kept[2]
+        if self.failures.any_leaf_slowdown():
+            for node_name, _ in job.placement:
+                leaf = self.cluster.nodes[node_name].leaf
+                slowest = max(slowest, self.failures.leaf_slowdown(leaf))
+        return factor * slowest
+
+    def fresh_step_factor(self, job: Job) -> float:
+        """step_factor from a full scan, nothing kept: what the kept pace must always equal."""
+        factor = max(1.0, job.gpus / job.world) if job.world else 1.0
+        slowest = self._slowest_gpu(job)
+        for node_name, _ in job.placement:
+            slowest = max(slowest, self.failures.leaf_slowdown(self.cluster.nodes[node_name].leaf))
+        return factor * slowest
+
+    def _slowest_gpu(self, job: Job) -> float:
         slowest = 1.0
         for node_name, gpus in job.placement:
-            node = self.cluster.nodes[node_name]
+            node_gpus = self.cluster.nodes[node_name].gpus
             for gpu in gpus:
-                slowest = max(slowest, node.gpus[gpu].throttled)
-            slowest = max(slowest, self.failures.leaf_slowdown(node.leaf))
-        return factor * slowest
+                if node_gpus[gpu].throttles:
+                    slowest = max(slowest, node_gpus[gpu].throttled)
+        return slowest
 
     def resume_point(self, job: Job) -> int | None:
         """The checkpoint step the job's next attempt loads, or None for a start from scratch."""
