@@ -29,6 +29,7 @@ from suite import ROWS_ENV, ROWS_MARK  # noqa: E402
 BENCHMARKS: list[tuple[str, list[str], list[str] | None]] = [
     ("bench_engine.py", [], ["--quick"]),
     ("bench_scale.py", [], ["--quick"]),
+    ("bench_grid.py", [], ["--quick"]),
     ("bench_peer.py", [], ["--quick"]),
     ("bench_replica.py", [], ["--quick"]),
     ("bench_scoring.py", [], ["--quick"]),
