@@ -192,14 +192,18 @@ class Exposure:
         if job.yours or job.state != RUNNING or attempt is None or attempt.start is None:
             return 0.0
         factor = 1.0
+        failures = self.world.failures
+        flapping = failures.any_leaf_slowdown()
         for name, gpus in job.placement:
             record = self.nodes.get(name)
             if record is None or not record.active or attempt.start < record.since:
                 continue
             node = self.world.cluster.nodes[name]
             for index in gpus:
-                factor = max(factor, node.gpus[index].throttled)
-            factor = max(factor, self.world.failures.leaf_slowdown(node.leaf))
+                if node.gpus[index].throttles:
+                    factor = max(factor, node.gpus[index].throttled)
+            if flapping:
+                factor = max(factor, failures.leaf_slowdown(node.leaf))
         return (1.0 - 1.0 / factor) * job.gpus if factor > 1.0 else 0.0
 
     def _tick(self) -> None:
