@@ -314,7 +314,7 @@ class Failures:
                 f" usually {job.step_time:.0f}s",
             )
 
-    # -- a leaf's uplink flaps --------------------------------------------------------------
+    # -- a leaf switch flaps ----------------------------------------------------------------
 
     def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None:
         world = self.world
@@ -395,7 +395,7 @@ class Failures:
                 self._flap_hits(job, leaf, cause)
 
     def leaf_flapping(self, leaf: str) -> bool:
-        """Whether the leaf's uplink is still going down and up."""
+        """Whether the leaf is still going down and up."""
         return bool(self._flaps.get(leaf))
 
     def leaf_slowdown(self, leaf: str | None) -> float:
