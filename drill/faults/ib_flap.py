@@ -24,7 +24,8 @@ from drill.values.fields import Duration
 UPLINK_PORT = 33
 RAISED = (
     "NCCL error: remote process exited or there was a network error, NET/IB : Got completion"
-    " from peer {peer}<51742> with status=12 opcode=0 len=0 vendor err 129 (Send) (transport retry counter exceeded)"
+    " from peer {peer}<51742> with status=12 opcode=0 len=0 vendor err 129 (Send) (transport"
+    " retry counter exceeded)"
 )
 WARN = (
     "NCCL WARN NET/IB : Got completion from peer {peer}<51742> with status=12 opcode=0 len=0"
