@@ -26,6 +26,7 @@ from drill.faults import (
     link_flap,
     nfs_hang,
     node_down,
+    port_flap,
     quota_cut,
     random_failures,
     shm_full,
@@ -55,6 +56,7 @@ _MODULES = (
     ib_flap,
     nfs_hang,
     bad_shard,
+    port_flap,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
             ib_flap.IbFlap,
             nfs_hang.NfsHang,
             bad_shard.BadShard,
+            port_flap.PortFlap,
         ],
         Field(discriminator="kind"),
     ]

@@ -1,7 +1,7 @@
 """ib_flap: an InfiniBand link on a leaf switch keeps flapping (a bad cable or optic), and each
 flap fails NCCL within seconds, not at the watchdog.
 
-Signals: the leaf switch logs each port going down and up (what a switch or fabric manager view
+Signals: the leaf switch logs each port going down and up (what a switch or subnet manager view
 shows; the nodes' own kernel logs stay quiet, the link is not theirs). Every gang training on a
 node behind the leaf when the link drops fails within seconds: a rank's log shows
 `NCCL WARN NET/IB : Got completion from peer ... with status=12 ... vendor err 129` and it raises
@@ -23,9 +23,9 @@ from drill.values.fields import Duration
 
 UPLINK_PORT = 33
 RAISED = (
-    "torch.distributed.DistBackendError: NCCL error: remote process exited or there was a network"
-    " error, NET/IB : Got completion from peer {peer}<51742> with status=12 opcode=0 len=0"
-    " vendor err 129 (Send) (transport retry counter exceeded)"
+    "NCCL error: remote process exited or there was a network error, NET/IB : Got completion"
+    " from peer {peer}<51742> with status=12 opcode=0 len=0 vendor err 129 (Send) (transport"
+    " retry counter exceeded)"
 )
 WARN = (
     "NCCL WARN NET/IB : Got completion from peer {peer}<51742> with status=12 opcode=0 len=0"

@@ -15,6 +15,7 @@ from typing import Any
 from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
 from drill.incident.models import Cluster as ClusterSpec
 from drill.incident.naming import layout
+from drill.sim.hca import HcaPort, ports_for
 from drill.states import OUT_OF_SERVICE, NodeState
 
 SCHEDULABLE = NodeState.UP
@@ -195,6 +196,8 @@ class Node:
     fabric_manager_up: bool = True
     fabric_manager_fails_on_boot: bool = False
     address: str = ""  # its IP on the compute fabric, as NCCL names a peer
+    # Its InfiniBand ports, one HCA per GPU (drill/sim/hca.py): what `ibstat` reads.
+    hcas: list[HcaPort] = field(default_factory=list)
 
     def __setattr__(self, name: str, value) -> None:
         if name == "allocations" and not isinstance(value, Allocations):
@@ -242,8 +245,8 @@ class Cluster:
         self.nodes: dict[str, Node] = {}
         self.islands: dict[str, list[str]] = {}
         self.leaves: dict[str, tuple[str, list[str]]] = {}  # leaf -> (island, nodes)
-        # What each leaf switch logged about its ports (the fabric manager's event view), and
-        # how often each uplink went down: a flap shows there, not in the nodes' kernel logs.
+        # What each leaf switch logged about its ports (the subnet manager's event view), and
+        # how often its links went down: a flap shows there, not in the nodes' kernel logs.
         self.switch_log: dict[str, list[tuple[float, str]]] = {}
         self.uplink_downs: dict[str, int] = {}
         # Nodes whose state or allocations changed since the scheduler's index last looked.
@@ -269,6 +272,7 @@ class Cluster:
         node.pid_base = 40000 + 1000 * len(self.nodes)
         node.next_pid = node.pid_base
         node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
+        node.hcas = ports_for(len(self.nodes), node.gpu_count)
         self.nodes[node.name] = node
         object.__setattr__(node, "_changed", self.changed)
         node.allocations._bind(self.changed, node.name)

@@ -67,7 +67,7 @@ def fault_of(node: Node) -> str:
         if gpu.throttled > 1.0:
             return f"GPU {gpu.index} throttled"
     if node.link_events:
-        return f"{node.leaf or 'its'} uplink flapping"
+        return "its InfiniBand links going down and up"
     return "a hardware fault"
 
 

@@ -17,12 +17,14 @@ from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
     SIGABRT,
+    TERMINATE,
     agent_failed,
     child_failed,
     collective_seq,
     gloo_read_error,
     ib_completion_error,
     nccl_remote_error,
+    watchdog_exception,
     watchdog_lines,
 )
 from drill.states import NodeState
@@ -210,11 +212,13 @@ class Failures:
 
     # -- a rank's process dies --------------------------------------------------------------
 
-    def crash(self, job: Job, rank: int, error: str, exitcode: int = 1) -> None:
+    def crash(self, job: Job, rank: int, error: str, exitcode: int = 1, reported: str = "") -> None:
         """A rank's process dies; the launcher sees it within its monitor interval.
 
         `error` is what the process printed as it died; a process killed by a signal
         (a negative `exitcode`) prints nothing, and only the launcher says how it ended.
+        `reported`: what the page quotes when the process logged its own lines before an
+        abort (the NCCL watchdog's), which are then already in the log.
         """
         world = self.world
         attempt = job.current
@@ -235,7 +239,8 @@ class Failures:
             if attempt.ended:
                 return
             world.log(job, None, agent_failed(local, pid, exitcode))
-            world.end_attempt(job, FAILED, child_failed(node, rank, local, pid, exitcode, text))
+            quoted = text or reported
+            world.end_attempt(job, FAILED, child_failed(node, rank, local, pid, exitcode, quoted))
 
         world.env.process(notice())
 
@@ -309,7 +314,7 @@ class Failures:
                 f" usually {job.step_time:.0f}s",
             )
 
-    # -- a leaf's uplink flaps --------------------------------------------------------------
+    # -- a leaf switch flaps ----------------------------------------------------------------
 
     def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None:
         world = self.world
@@ -337,10 +342,15 @@ class Failures:
             # No collective crosses the leaf meanwhile: the gang makes no steps.
             rank = job.ranks_on(behind[0])[0]
             held = remaining if remaining is not None else IB_RETRY_WINDOW * 2
-            self.stall(job, rank, clears_after=held, cause=f"{cause} on {leaf}")
-            self.world.env.process(self._ib_retries_exhausted(job, job.current, rank, behind[0]))
+            self.link_lost(job, behind[0], rank, f"{cause} on {leaf}", held)
         elif job.yours:
             self.world.env.process(self.slow_alert(job, slowdown))
+
+    def link_lost(self, job: Job, node_name: str, rank: int, cause: str, held: float) -> None:
+        """A rank's InfiniBand link is down for `held` seconds: no collective completes
+        meanwhile, and once the link stays down past the retry window NCCL gives up."""
+        self.stall(job, rank, clears_after=held, cause=cause)
+        self.world.env.process(self._ib_retries_exhausted(job, job.current, rank, node_name))
 
     def _ib_retries_exhausted(self, job: Job, attempt, rank: int, node_name: str):
         yield self.world.env.timeout(IB_RETRY_WINDOW)
@@ -369,8 +379,13 @@ class Failures:
         if self.speaks_gloo(job):
             self.crash(job, rank, gloo_read_error(peer_address))
             return
+        # NCCL reports the error asynchronously: the watchdog thread catches it and the
+        # process aborts, so the exit is SIGABRT and the page quotes the watchdog's line.
+        caught = watchdog_exception(rank, raised)
         self.world.log(job, rank, warn)
-        self.crash(job, rank, raised)
+        self.world.log(job, rank, caught)
+        self.world.log(job, rank, TERMINATE)
+        self.crash(job, rank, "", exitcode=SIGABRT, reported=caught)
 
     def training_started(self, job: Job) -> None:
         """A gang that starts training behind a leaf that is still flapping is hit too."""
@@ -380,7 +395,7 @@ class Failures:
                 self._flap_hits(job, leaf, cause)
 
     def leaf_flapping(self, leaf: str) -> bool:
-        """Whether the leaf's uplink is still going down and up."""
+        """Whether the leaf is still going down and up."""
         return bool(self._flaps.get(leaf))
 
     def any_leaf_slowdown(self) -> bool:

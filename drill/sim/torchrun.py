@@ -77,13 +77,27 @@ def ib_completion_error(local, peer, rank: int, pid: int, tid: int) -> str:
 
 
 def nccl_remote_error(local, peer) -> str:
-    """What the rank raises: ncclRemoteError, with the network error it last saw."""
+    """The NCCL error a rank's watchdog catches: ncclRemoteError, with the network error it last
+    saw."""
     return (
-        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp, remote process"
-        f" exited or there was a network error, NCCL version {NCCL_VERSION}. ncclRemoteError: A"
-        " call failed possibly due to a network error or a remote process exiting prematurely."
-        f" Last error: NET/IB : Got completion from peer {peer.address}<43515> with status=12"
-        " opcode=0 len=0 vendor err 129 (Send): transport retry counter exceeded"
+        "NCCL error: remote process exited or there was a network error, NCCL version"
+        f" {NCCL_VERSION}. ncclRemoteError: A call failed possibly due to a network error or a"
+        " remote process exiting prematurely. Last error: NET/IB : Got completion from peer"
+        f" {peer.address}<43515> with status=12 opcode=0 len=0 vendor err 129 (Send): transport"
+        " retry counter exceeded"
+    )
+
+
+# What the C++ runtime prints as it aborts on the exception the watchdog rethrew.
+TERMINATE = "terminate called after throwing an instance of 'c10::DistBackendError'"
+
+
+def watchdog_exception(rank: int, error: str) -> str:
+    """An asynchronous NCCL error is caught by the rank's watchdog thread, not raised in Python:
+    it logs this, rethrows, and the process aborts (SIGABRT), so no Python traceback follows."""
+    return (
+        f"[rank{rank}]:[E ProcessGroupNCCL.cpp] [PG 0 Rank {rank}] Process group watchdog thread"
+        f" terminated with exception: {error}"
     )
 
 

@@ -160,16 +160,109 @@ def test_gpus_on_a_node_that_does_not_answer():
 # -- fabric -----------------------------------------------------------------------------------
 
 
-def test_fabric_shows_the_flapping_uplink_and_its_events():
+def test_fabric_shows_the_flapping_leaf_and_its_events():
     d = night({"kind": "link_flap", "duration": "20s", "target": {"leaf": "leaf-a1"}})
     d.advance(AT + 5)
     out = look(d, "fabric")
-    assert re.search(r"^leaf-a1\s+a\s+2\s+flapping\s+3\s", out, re.M), out
+    assert re.search(r"^leaf-a1\s+a\s+2\s+flapping\s+1\s", out, re.M), out
     assert re.search(r"^leaf-b1\s+b\s+2\s+up\s+0\s+-$", out, re.M), out
     detail = look(d, "fabric leaf-a1")
-    assert "leaf-a1 port 1/33 (uplink): link down" in detail
+    # The whole switch drops: its host ports (8 HCAs on each of 2 nodes) and its uplinks.
+    assert "leaf-a1 ports 1/1-1/16 (hosts) and 1/17-1/64 (uplinks): link down" in detail
     d.advance(60)
-    assert re.search(r"^leaf-a1\s+a\s+2\s+up\s+3\s", look(d, "fabric"), re.M)
+    assert re.search(r"^leaf-a1\s+a\s+2\s+up\s+1\s", look(d, "fabric"), re.M)
+
+
+def test_a_flapping_leaf_keeps_logging_for_as_long_as_it_flaps():
+    # Audit row 43: a flapping port logs each down and up while it flaps, not six events at
+    # once and then twenty minutes of silence.
+    d = night(
+        {"kind": "link_flap", "duration": "10m", "every": "3m", "target": {"leaf": "leaf-a1"}}
+    )
+    d.advance(AT + 20 * 60)
+    downs = [t for t, text in d.world.cluster.switch_log["leaf-a1"] if text.endswith("link down")]
+    assert [round(t - downs[0]) for t in downs] == [0, 180, 360, 540]
+    assert re.search(r"^leaf-a1\s+a\s+2\s+up\s+4\s", look(d, "fabric"), re.M)
+    # Every port behind the leaf counted each drop, and none took a bit error: the switch.
+    for name in ("gpu-a-1", "gpu-a-2"):
+        ports = d.world.cluster.nodes[name].hcas
+        assert [(p.link_downed, p.symbol_errors) for p in ports] == [(4, 0)] * 8
+
+
+def test_fabric_help_names_the_subnet_manager_not_the_fabric_manager():
+    # Audit row 13: nv-fabricmanager is NVSwitch inside a node; IB leaves are the SM's or UFM's.
+    out = look(night(), "help fabric")
+    assert "subnet manager" in out and "fabric manager" not in out
+
+
+# -- ibstat ------------------------------------------------------------------------------------
+
+
+def _port(out: str, name: str) -> str:
+    """One CA's block of ibstat's output."""
+    return out.split(f"CA '{name}'\n")[1].split("CA '")[0].split("$ perfquery")[0]
+
+
+def _counters(out: str, name: str) -> dict[str, int]:
+    block = out.split(f"$ perfquery -C {name} -P 1\n")[1].split("$ ")[0]
+    return {k: int(v.strip(".")) for k, v in re.findall(r"^(\w+):(\.*\d+)$", block, re.M)}
+
+
+def test_ibstat_prints_each_hca_port_as_ibstat_does():
+    d = night()
+    d.advance(AT)
+    out = look(d, "ibstat gpu-a-1")
+    assert out.splitlines()[0] == "$ ibstat"
+    assert [f"mlx5_{i}" for i in range(8)] == re.findall(r"^CA '(mlx5_\d)'$", out, re.M)
+    lines = [line.strip() for line in _port(out, "mlx5_0").splitlines()]
+    assert lines[:4] == ["CA type: MT4129", "Number of ports: 1", "Port 1:", "State: Active"]
+    assert lines[4:] == [
+        "Physical state: LinkUp",
+        "Rate: 400",
+        "Base lid: 2",
+        "SM lid: 1",
+        "Link layer: InfiniBand",
+    ]
+    assert _counters(out, "mlx5_7") == {
+        "SymbolErrorCounter": 0,
+        "LinkDownedCounter": 0,
+        "PortRcvErrors": 0,
+    }
+
+
+def test_ibstat_shows_one_flapping_port_down_with_its_errors_and_the_rest_clean():
+    fault = {"kind": "port_flap", "every": "5m", "down_for": "45s"}
+    d = night({**fault, "target": {"job": "train", "rank": 3}})
+    d.advance(AT + 10)
+    out = look(d, "ibstat gpu-a-1")
+    down = _port(out, "mlx5_3")
+    assert "State: Down" in down and "Physical state: Polling" in down and "Rate: 10\n" in down
+    assert "State: Active" in _port(out, "mlx5_2")
+    d.advance(5 * 60 + 30)  # up again, after a second drop at 03:15
+    out = look(d, "ibstat gpu-a-1")
+    assert "State: Active" in _port(out, "mlx5_3")
+    bad = _counters(out, "mlx5_3")
+    assert bad["LinkDownedCounter"] == 2 and bad["SymbolErrorCounter"] > 0
+    assert bad["PortRcvErrors"] > 0
+    assert all(_counters(out, f"mlx5_{i}")["LinkDownedCounter"] == 0 for i in (0, 1, 2, 4, 7))
+    other = look(d, "ibstat gpu-a-2")
+    assert "State: Down" not in other and "LinkDownedCounter:...............0" in other
+    assert re.search(r"^leaf-a1\s+a\s+2\s+up\s+0\s+-$", look(d, "fabric"), re.M)
+
+
+def test_a_flapping_port_fails_the_gang_from_the_rank_on_that_gpu():
+    d = night({"kind": "port_flap", "target": {"job": "train", "rank": 3}})
+    d.advance(AT + 60)
+    job = d.learner_job
+    assert job.state == "failed"
+    assert "rank: 3 (local_rank: 3), exitcode: -6" in job.reason
+    assert "transport retry counter exceeded" in job.reason
+
+
+def test_ibstat_of_a_node_that_does_not_answer_times_out():
+    d = night({"kind": "node_down", "target": {"node": "gpu-a-2"}})
+    d.advance(AT + 30)
+    assert "Connection timed out" in look(d, "ibstat gpu-a-2")
 
 
 def test_fabric_of_an_unknown_leaf_says_which_exist():

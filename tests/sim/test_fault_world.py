@@ -47,6 +47,7 @@ def test_the_world_has_every_member_a_fault_kind_may_use(playing):
         (fw.FaultCluster, world.cluster),
         (fw.FaultNode, node),
         (fw.FaultGpu, node.gpus[0]),
+        (fw.FaultHca, node.hcas[0]),
         (fw.FaultJob, job),
         (fw.FaultAttempt, job.current),
         (fw.FaultCheckpoints, job.checkpoints),

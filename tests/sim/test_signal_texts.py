@@ -147,7 +147,7 @@ def test_a_leaf_flap_is_in_the_switch_log_not_any_node_dmesg():
     d.advance(AT + 1)
     for node in d.world.cluster.leaves["leaf-a1"][1]:
         assert kernel(d, node) == []
-    assert ("leaf-a1 port 1/33 (uplink): link down") in [
+    assert ("leaf-a1 ports 1/1-1/16 (hosts) and 1/17-1/64 (uplinks): link down") in [
         text for _, text in d.world.cluster.switch_log["leaf-a1"]
     ]
 
@@ -185,6 +185,26 @@ def test_ib_loss_fails_nccl_within_seconds_with_the_retry_error():
     assert "NCCL WARN NET/IB : Got completion from peer" in log
     assert "transport retry counter exceeded" in log
     assert "ncclRemoteError" in job.reason
+
+
+def test_an_async_nccl_error_is_caught_by_the_watchdog_and_aborts_the_rank():
+    # Audit row 24: the network error surfaces in the watchdog thread, not as a Python
+    # RuntimeError; it rethrows and the process aborts, so torchrun sees SIGABRT, not exit 1.
+    d = night({"kind": "link_flap", "target": {"leaf": "leaf-a1"}}, max_restarts=0)
+    d.advance(AT + 60)
+    job = d.learner_job
+    assert "exitcode: -6 (pid: 40000), Signal 6 (SIGABRT) received by PID 40000:" in job.reason
+    assert (
+        "[rank0]:[E ProcessGroupNCCL.cpp] [PG 0 Rank 0] Process group watchdog thread terminated"
+        " with exception: NCCL error: remote process exited or there was a network error"
+    ) in job.reason
+    assert "RuntimeError" not in job.reason and "exitcode: 1 " not in job.reason
+    lines = learner_outputs(d, "train", [])["logs train --rank 0"].splitlines()
+    caught = next(i for i, line in enumerate(lines) if "watchdog thread terminated" in line)
+    assert lines[caught + 1].endswith(
+        "terminate called after throwing an instance of 'c10::DistBackendError'"
+    )
+    assert not any("RuntimeError" in line for line in lines)
 
 
 def test_a_short_flap_does_not_fail_the_job():

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from drill.engine.actions import act, diagnose, look, storage
+from drill.engine.actions import act, diagnose, ib, look, storage
 from drill.engine.actions.argtypes import (
     BATCHES,
     CLASS,
@@ -217,8 +217,9 @@ NODE_FAULTS = (*GPU_FAULTS, "kill_rank")
 # Faults the ranks' timers and stacks show: a rank alive but stuck.
 HANG_FAULTS = ("hang_rank", "nfs_hang")
 
-# The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf.
-NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF)))
+# The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf,
+# its InfiniBand ports.
+NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF), By("ibstat")))
 # What a checkpoint choice rests on: the list of them, or one read back.
 CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
 # What a resume from `latest` rests on: the job's state, its log or its checkpoints.
@@ -398,7 +399,7 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "fabric",
-            "the leaf switches as the fabric manager shows them: uplinks, link-down counts, events",
+            "the leaf switches as the subnet manager (UFM) shows them: link state, downs, events",
             Kind.LOOK,
             On.CLUSTER,
             Section.HEALTH,
@@ -406,6 +407,20 @@ VERBS: dict[str, Verb] = {
             Cost(30),
             args=(Arg("leaf", LEAF, optional=True),),
             shows=("link_flap", "ib_flap"),
+        ),
+        Verb(
+            "ibstat",
+            "the node's InfiniBand ports as ibstat shows them, then each port's error counters",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            ib.ibstat,
+            Cost(20),
+            args=(Arg("node", NODE),),
+            detail="The counters are perfquery's: LinkDownedCounter counts the port's link"
+            " going down; symbol and receive errors beside it point at that port's cable,"
+            " optic or HCA.",
+            shows=("port_flap", "link_flap"),
         ),
         Verb(
             "df",

@@ -1,7 +1,7 @@
 """Look verbs an operator uses to tell one failure from another: the training script's per-rank
 timers (`perf`), a stack dump of one rank's process (`stack`, what py-spy dump shows), the GPUs
-of a node as nvidia-smi shows them (`gpus`), and what the fabric manager shows for the leaf
-switches (`fabric`). They report what the tool would print; they do not advise."""
+of a node as nvidia-smi shows them (`gpus`), and what the InfiniBand subnet manager (UFM) shows
+for the leaf switches (`fabric`). They report what the tool would print; they do not advise."""
 
 from __future__ import annotations
 
@@ -261,7 +261,7 @@ def fabric(ctx: Context, call: Call) -> str:
     if leaf is not None and leaf not in cluster.leaves:
         raise unknown("leaf", leaf, cluster.leaves)
     chosen = [leaf] if leaf is not None else list(cluster.leaves)
-    rows = [("LEAF", "ISLAND", "NODES", "UPLINK", "LINK DOWNED", "LAST EVENT")]
+    rows = [("LEAF", "ISLAND", "NODES", "LINKS", "LINK DOWNED", "LAST EVENT")]
     for name in chosen:
         island, members = cluster.leaves[name]
         log = cluster.switch_log.get(name, [])
