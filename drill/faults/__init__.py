@@ -19,6 +19,7 @@ from drill.faults import (
     corrupt_checkpoint,
     fabric_manager_down,
     gpu_needs_reset,
+    gpu_sdc,
     gpu_xid,
     hang_rank,
     ib_flap,
@@ -55,6 +56,7 @@ _MODULES = (
     ib_flap,
     nfs_hang,
     bad_shard,
+    gpu_sdc,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
             ib_flap.IbFlap,
             nfs_hang.NfsHang,
             bad_shard.BadShard,
+            gpu_sdc.GpuSdc,
         ],
         Field(discriminator="kind"),
     ]
