@@ -155,12 +155,14 @@ def test_the_replica_trains_on_the_wrong_results_and_the_checkpoint_keeps_them(t
 def test_the_damage_follows_the_night_seed_bit_for_bit(tmp_path):
     from replica.match import weights_digest
 
-    digests = []
+    digests, seeds = [], []
     for n, seed in enumerate((1, 1, 2)):
         d, training = _replica_night(tmp_path / str(n), seed)
         digests.append(weights_digest(training.store.load(40, verify=True)["model"]))
+        seeds.append(training.trainer.wrong_rank[1])
         training.close()
     assert digests[0] == digests[1] != digests[2]
+    assert seeds[0] == seeds[1] != seeds[2]  # the error itself, not only the GPU, is drawn
 
 
 def test_a_restart_before_the_climb_off_the_node_rejoins_the_undisturbed_run(tmp_path):
@@ -169,3 +171,11 @@ def test_a_restart_before_the_climb_off_the_node_rejoins_the_undisturbed_run(tmp
     report = training.report(d.learner_job.step)
     assert d.learner_job.state == "completed" and report.match == "bitexact", report
     training.close()
+
+
+def test_draining_the_node_of_a_wrong_gpu_takes_no_healthy_node() -> None:
+    d = drill(_incident())
+    d.advance(FAILS_AT)
+    node = str(_pick(d).node)
+    assert d.act(f"drain {node}").accepted
+    assert d.world.cluster.nodes[node].taken_healthy_at is None
