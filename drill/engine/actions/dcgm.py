@@ -9,12 +9,15 @@ dcgmi does: one row per outcome with the GPUs it applies to, and a warning per f
 
 from __future__ import annotations
 
+import textwrap
+
 from drill.engine.actions.context import Call, Context
 from drill.engine.actions.errors import Reject
 
 # The test itself runs three minutes by default; starting it and reading the table adds one.
 DIAG_SECONDS = 240.0
 _LEFT = 27
+_RIGHT = 48  # dcgmi wraps a long message inside its result column
 
 
 def diag(ctx: Context, call: Call) -> str:
@@ -42,15 +45,18 @@ def diag(ctx: Context, call: Call) -> str:
         rows.append(("Diagnostic", f"Fail - {_gpus(sorted(failed))}"))
     if passed:
         rows.append(("" if failed else "Diagnostic", f"Pass - {_gpus(passed)}"))
-    rows += [("Warning", text) for _, text in sorted(failed.items())]
-    right = max(len("Result"), *(len(r) for _, r in rows))
+    for _, text in sorted(failed.items()):
+        for n, piece in enumerate(textwrap.wrap(text, _RIGHT)):
+            rows.append(("Warning" if n == 0 else "", piece))
+    right = max(len(r) for _, r in rows)
     rule = f"+{'-' * (_LEFT + 2)}+{'-' * (right + 2)}+"
+    section = f"+{'-----  Hardware  '.ljust(_LEFT + 2, '-')}+{'-' * (right + 2)}+"
     out = [
         f"Successfully ran diagnostic for group ({node.name}, {node.gpu_count} GPUs).",
         rule,
         _row("Diagnostic", "Result", right),
         rule.replace("-", "="),
-        _row("-----  Hardware  ", "", right),
+        section,
         *(_row(left, text, right) for left, text in rows),
         rule,
     ]
