@@ -43,6 +43,7 @@ from replica.determinism import configure_determinism
 from replica.eager import optimizer_stepper, skip_compiler_imports
 from replica.errors import ConfigMismatchError
 from replica.interface import LoadedReplica
+from replica.wrong_results import add_error, error_for
 
 STATE_FORMAT = 1
 _STATE_KEYS = (
@@ -101,6 +102,10 @@ class Trainer:
         self.skips: tuple[Skip, ...] = ()
         # Corrupt stretches of the stream (the world's data, set by whoever runs the job).
         self.bad_ranges: tuple[BadRange, ...] = ()
+        # A rank on a GPU that computes wrong results, and the error's seed (whoever runs the
+        # job sets it; the GPU stays faulty for the rest of this attempt).
+        self.wrong_rank: tuple[int, int] | None = None
+        self._error: list[torch.Tensor] | None = None
         self._config_hash = self.replica.config_hash
 
     @classmethod
@@ -135,7 +140,12 @@ class Trainer:
                 tuple(t[start:stop] for t in batch),
                 self.micro_batch,
             )
-            summed = parallel.accumulate_rank_grads(summed, parallel.take_rank_grads(self._params))
+            grads = parallel.take_rank_grads(self._params)
+            if self.wrong_rank is not None and self.wrong_rank[0] == rank:
+                if self._error is None:
+                    self._error = error_for(grads, self.wrong_rank[1])
+                add_error(grads, self._error)
+            summed = parallel.accumulate_rank_grads(summed, grads)
         assert summed is not None
         parallel.finish_mean(self._params, summed, self.world_size)
         self.optimizer_step()

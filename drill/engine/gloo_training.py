@@ -46,6 +46,8 @@ class GlooTraining(ReplicaTraining):
     def __init__(self, incident: Incident, *, ranks: int = 2, cache_dir: Path | None = None):
         if any(fault.kind == "bad_shard" for fault in incident.faults):
             self._refuse_data("a bad stretch of data (bad_shard)")
+        if any(fault.kind == "gpu_sdc" for fault in incident.faults):
+            self._refuse_data("a GPU's wrong results (gpu_sdc)")
         super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
         self.timeout = incident.learner_job.process_group_timeout
         self.collective_timeout = incident.learner_job.collective_timeout
@@ -82,6 +84,12 @@ class GlooTraining(ReplicaTraining):
 
     def _skip(self, first: int, last: int) -> None:
         self._refuse_data("`restart --skip`")
+
+    def _replica_world(self) -> int:
+        return len(self._group().pids)
+
+    def _wrong(self, rank: int, seed: int) -> None:
+        self._refuse_data("a GPU's wrong results (gpu_sdc)")
 
     def _refuse_data(self, what: str) -> None:
         from replica.errors import ReplicaRefused

@@ -225,6 +225,15 @@ class ReplicaTraining:
         if job == self.job and self._running():
             self._skip(first - 1, last - 1)
 
+    def wrong_results(self, job: str, rank: int, world: int, seed: int) -> None:
+        """The next step's simulated rank `rank` of `world` runs on a GPU that computes wrong
+        results: the replica rank that stands for its block adds the seeded error."""
+        if job != self.job or not self._running():
+            return
+        from replica.ranks import replica_rank_for
+
+        self._wrong(replica_rank_for(rank, world, self._replica_world()), seed)
+
     def verify(self, job: str, step: int, condition: str) -> tuple[bool, str]:
         if job != self.job:
             return True, ""
@@ -299,6 +308,12 @@ class ReplicaTraining:
 
     def _skip(self, first: int, last: int) -> None:
         self._live().skip_data(first, last)
+
+    def _replica_world(self) -> int:
+        return self._live().world_size
+
+    def _wrong(self, rank: int, seed: int) -> None:
+        self._live().wrong_rank = (rank, seed)
 
     def _running(self) -> bool:
         return self.trainer is not None

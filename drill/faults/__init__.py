@@ -19,6 +19,7 @@ from drill.faults import (
     corrupt_checkpoint,
     fabric_manager_down,
     gpu_needs_reset,
+    gpu_sdc,
     gpu_xid,
     hang_rank,
     ib_flap,
@@ -57,6 +58,7 @@ _MODULES = (
     nfs_hang,
     bad_shard,
     port_flap,
+    gpu_sdc,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 
@@ -85,6 +87,7 @@ if TYPE_CHECKING:
             nfs_hang.NfsHang,
             bad_shard.BadShard,
             port_flap.PortFlap,
+            gpu_sdc.GpuSdc,
         ],
         Field(discriminator="kind"),
     ]

@@ -38,6 +38,7 @@ class FaultGpu(Protocol):
     xid: int | None
     held_by: tuple[int, int] | None  # (pid, MiB) of a process that outlived its job
     holder_unkillable: bool  # that process is stuck in the driver: only a reboot ends it
+    wrong_results: tuple[int, int] | None  # silent data corruption: (seed, steps until NaN)
 
     def break_down(self, xid: int, clears_on_reboot: bool) -> None: ...
 

@@ -139,6 +139,9 @@ class Gpu:
     # The holder cannot be killed: stuck in the driver in uninterruptible sleep (D state), it
     # ignores even SIGKILL, and only a reboot frees the memory.
     holder_unkillable: bool = False
+    # It computes wrong results with no Xid (gpu_sdc): (seed of the error, steps a job trains
+    # on it before its loss is NaN). Neither a reset nor a reboot clears it.
+    wrong_results: tuple[int, int] | None = None
 
     def __setattr__(self, name: str, value) -> None:
         if name == "throttles":

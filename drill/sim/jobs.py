@@ -57,6 +57,8 @@ class Attempt:
     # The step of an undisturbed run whose data this attempt's next step reads (1 at step 0):
     # it runs ahead of the step once a skip moved it.
     data_next: int = 1
+    # Steps it trained with a rank on a GPU that computes wrong results (gpu_sdc).
+    wrong_steps: int = 0
     # Each rank's process: (node, GPU index) -> its pid, fresh from the node at the start.
     pids: dict[tuple[str, int], int] = field(default_factory=dict)
     # A rank blocked outside any collective, by rank: the stack a dump of it shows, innermost

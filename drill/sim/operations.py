@@ -23,7 +23,9 @@ def healthy(node: Node) -> bool:
     return (
         node.responsive
         and not node.dead_until_swap
-        and not any(gpu.broken or gpu.throttled > 1.0 for gpu in node.gpus)
+        and not any(
+            gpu.broken or gpu.throttled > 1.0 or gpu.wrong_results is not None for gpu in node.gpus
+        )
         and node.link_events == 0
         and not gpu_state.fails_startup(node)  # `health` shows what failed to start
     )

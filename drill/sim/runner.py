@@ -123,8 +123,22 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
             if attempt.ended:
                 return
             continue
+        wrong = _wrong_rank(world, job)
+        if wrong is not None:
+            rank, seed, nan_after = wrong
+            if attempt.wrong_steps >= nan_after:
+                # The wrong results reached a NaN: the script's own check stops rank 0 before
+                # the step completes, so nothing of this step is trained or saved.
+                world.failures.crash(job, 0, f"loss is nan at step {job.step + 1}")
+                return
+            attempt.wrong_steps += 1
+            world.training.wrong_results(job.name, rank, job.world, seed)
         job.step += 1
         job.steps_executed += 1
+        if wrong is not None:
+            # Trained with a rank on a GPU that computes wrong results: the `sim` backend
+            # counts the model's progress from here, as after bad data.
+            attempt.poisoned_from = job.step
         if any(first <= attempt.data_next <= last for first, last in job.bad_data):
             # Trained on bad data: the `sim` backend counts the model's progress from here,
             # as it does after a corrupt load (the replica measures the real damage).
@@ -156,6 +170,20 @@ def _past_skips(job: Job, data: int) -> int:
             if first <= data <= last:
                 data, moved = last + 1, True
     return data
+
+
+def _wrong_rank(world: World, job: Job) -> tuple[int, int, int] | None:
+    """The first rank of the job on a GPU that computes wrong results (gpu_sdc), with the
+    error's seed and the steps until NaN, or None."""
+    rank = 0
+    for node_name, gpus in job.placement:
+        node = world.cluster.nodes[node_name]
+        for gpu in gpus:
+            wrong = node.gpus[gpu].wrong_results
+            if wrong is not None:
+                return rank, wrong[0], wrong[1]
+            rank += 1
+    return None
 
 
 def _blame(world: World, node: str) -> str | None:

@@ -40,6 +40,10 @@ class TrainingBackend(Protocol):
     # (drill/faults/bad_shard). Steps count from 1, as the job's log numbers them.
     def corrupt_data(self, job: str, first: int, last: int, seed: int) -> None: ...
 
+    # The next step's rank `rank` (of `world`) runs on a GPU that computes wrong results
+    # (drill/faults/gpu_sdc): its gradients carry an error drawn from `seed`.
+    def wrong_results(self, job: str, rank: int, world: int, seed: int) -> None: ...
+
     # The attempt that just started skips the data steps first..last would read (`--skip`).
     def skip_data(self, job: str, first: int, last: int) -> None: ...
 
@@ -83,4 +87,7 @@ class CountingTraining:
         return None
 
     def skip_data(self, job: str, first: int, last: int) -> None:
+        return None
+
+    def wrong_results(self, job: str, rank: int, world: int, seed: int) -> None:
         return None

@@ -222,7 +222,11 @@ def test_every_component_says_why_in_plain_english():
 
 # The nights whose lesson is in the weights are tested on the replica; the rest on the sim,
 # where their lessons (placement, storage, pages, plans) are decided.
-WEIGHTS_NIGHTS = ("incidents/bad-data-shard.yaml", "incidents/corrupt-checkpoint.yaml")
+WEIGHTS_NIGHTS = (
+    "incidents/bad-data-shard.yaml",
+    "incidents/corrupt-checkpoint.yaml",
+    "incidents/silent-gpu-corruption.yaml",
+)
 
 
 SHIPPED = sorted(p.name for p in (REPO / "incidents").glob("*.yaml"))

@@ -82,6 +82,7 @@ COSTS = [
     ([], "df scratch", 10),
     ([], "ckpt list train", 15),
     ([], "ckpt verify train 20", 32),  # 30 s plus 98 GB read at 49 GB/s
+    ([], "diag gpu-b-4", 240),  # the three-minute Diagnostic test, plus starting and reading it
     ([], "cordon gpu-b-1", 15),
     (["cordon gpu-b-1"], "uncordon gpu-b-1", 15),
     ([], "drain gpu-b-2", 15),
@@ -182,6 +183,7 @@ EFFECTS = [
     ("df scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
     ("ckpt verify train 20", "look", ("job", "train")),
+    ("diag gpu-b-4", "look", ("node", "gpu-b-4")),
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("uncordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("drain gpu-a-1", "act", ("node", "gpu-a-1")),
@@ -253,6 +255,7 @@ SECTIONS = {
         "gpus",
         "fabric",
         "ibstat",
+        "diag",
         "cordon",
         "uncordon",
         "drain",

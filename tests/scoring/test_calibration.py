@@ -20,7 +20,7 @@ from drill.saves_dir import cache_dir
 
 SEEDS = (1, 2, 3)
 # The nights whose lesson is in the weights: their classes are also played on the replica.
-WEIGHTS_NIGHTS = ("bad-data-shard", "corrupt-checkpoint")
+WEIGHTS_NIGHTS = ("bad-data-shard", "corrupt-checkpoint", "silent-gpu-corruption")
 
 
 def _shipped() -> dict[str, object]:

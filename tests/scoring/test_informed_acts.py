@@ -79,6 +79,8 @@ RULES = [
     ("flapping-leaf", [("fabric", "30s")], "restart llm-pretrain --from latest --exclude"),
     # priority: `status` of that job or `queue`.
     ("preempted-job", [("queue", "15s")], "priority llm-pretrain normal"),
+    # a node act after a GPU's silent wrong results: `diag` of that node.
+    ("silent-gpu-corruption", [("diag", "4m")], "drain gpu-a-"),
 ]
 
 

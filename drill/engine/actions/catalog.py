@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from drill.engine.actions import act, diagnose, ib, look, storage
+from drill.engine.actions import act, dcgm, diagnose, ib, look, storage
 from drill.engine.actions.argtypes import (
     BATCHES,
     CLASS,
@@ -218,8 +218,8 @@ NODE_FAULTS = (*GPU_FAULTS, "kill_rank")
 HANG_FAULTS = ("hang_rank", "nfs_hang")
 
 # The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf,
-# its InfiniBand ports.
-NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF), By("ibstat")))
+# its InfiniBand ports, a diagnostic run on its GPUs.
+NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF), By("ibstat"), By("diag")))
 # What a checkpoint choice rests on: the list of them, or one read back.
 CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
 # What a resume from `latest` rests on: the job's state, its log or its checkpoints.
@@ -344,7 +344,7 @@ VERBS: dict[str, Verb] = {
             args=(Arg("job", JOB),),
             options=(Option("--rank", NUMBER, what="rank"),),
             others_jobs=True,
-            shows=("bad_shard",),
+            shows=("bad_shard", "gpu_sdc"),
         ),
         Verb(
             "health",
@@ -457,6 +457,21 @@ VERBS: dict[str, Verb] = {
             ),
             args=(Arg("job", JOB), Arg("step", STEP)),
             shows=("corrupt_checkpoint",),
+        ),
+        Verb(
+            "diag",
+            "run DCGM's Diagnostic test on the node's GPUs (dcgmi diag -r diagnostic)",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            dcgm.diag,
+            Cost(dcgm.DIAG_SECONDS, "4m"),
+            args=(Arg("node", NODE),),
+            detail="Matrix multiplies on every GPU for three minutes, each result checked: it"
+            " fails a GPU that computes wrong results even when the health check and nvidia-smi"
+            " show nothing. It loads every GPU of the node, so it is refused while work runs"
+            " there.",
+            shows=("gpu_sdc",),
         ),
         Verb(
             "cordon",
