@@ -71,3 +71,10 @@ def test_gpu_faults_outnumber_storage_and_network_together(season_run):
     gpu = counts["gpu"] + counts["gpu_memory"]
     assert gpu > 0.5 * len(world.strikes)
     assert gpu > counts["network"] + counts["nic"] + counts["node"]
+
+
+def test_the_season_says_its_fleet_is_scaled(season_run):
+    from drill.season.text import render
+
+    text = render(season_run[2])
+    assert "Failure rate: one per node every 6,335 h, each node standing for 32" in text
