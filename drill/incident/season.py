@@ -40,7 +40,7 @@ class CauseShare(Strict):
 
 def _default_mix() -> list[CauseShare]:
     """The published account's mix (drill/values/failure_account.py)."""
-    return [CauseShare(cause=cause, share=share) for cause, share in published_mix()]  # type: ignore[arg-type]
+    return [CauseShare(cause=cause, share=share) for cause, share in published_mix()]
 
 
 class Policies(Strict):
