@@ -18,8 +18,9 @@ For gpu, gpu_memory and nic, the cluster's health automation drains the node at 
 back, repaired, after `duration` (as a run of this size is run: Meta's needed a person three
 times in 54 days). The host failures return after `duration` as node_down does. Silent data
 corruption, 1.4% of the account, is not drawn: it fails nothing on the night it happens (the
-season counts it; a night of its own teaches it). It picks its own nodes as it goes, so it has no
-`target`.
+season counts it; a night of its own teaches it). With `mix: host` every failure is the host,
+for a rig that prices one kind of restart (drill/season/theory.py). It picks its own nodes as it
+goes, so it has no `target`.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ class RandomFailures(FaultBase):
     duration: Duration | None = Field(
         None, description="each failed node is back, repaired or rebooted, after this"
     )
+    mix: Literal["published", "host"] = Field(
+        "published",
+        description="published: the account's mix of kinds; host: every failure is the host"
+        " stopping (for a rig whose restart cost assumes one kind, as drill/season/theory.py's)",
+    )
 
 
 def fire(world: FaultWorld, fault: RandomFailures, picks: list[Pick]) -> None:
@@ -74,8 +80,11 @@ def _failing(world: FaultWorld, fault: RandomFailures, mtbf: float):
         if not live:
             return
         node = live[rng.randrange(len(live))]
-        cause = rng.choices(causes, weights=shares)[0]
-        gpu = rng.randrange(node.gpu_count)
+        if fault.mix == "host":
+            cause, gpu = "node", 0  # no draws: the same clock and nodes as a host-only fault
+        else:
+            cause = rng.choices(causes, weights=shares)[0]
+            gpu = rng.randrange(node.gpu_count)
         world.faults.record_pick(fault.id, Pick(node=node.name, leaf=node.leaf, gpu=gpu))
         count += 1
         _strike(world, fault, node, cause, gpu, f"{fault.id}-{count}")
