@@ -15,6 +15,9 @@ PRINCIPLE = (
 KEY_CONCEPTS = (
     "Orchestration is submit, place, run, checkpoint, reclaim, retry.",
     "Multi-GPU jobs need a fabric and a gang, not just more cards.",
-    "Storage and quotas kill runs as often as kernels do.",
+    # Not "as often as kernels do": in the published 54-day account GPUs were most of the
+    # interruptions and storage barely shows (drill/values/failure_account.py).
+    "Most interruptions at scale are GPU faults; a full volume or a cut quota is rarer,"
+    " but no retry gets a run past it.",
     "A runbook is part of the replica.",
 )

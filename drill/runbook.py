@@ -21,7 +21,7 @@ from drill.engine.runbook_sections import (
 )
 from drill.incident.job_settings import CKPT_EVERY, CKPT_KEEP
 from drill.night_record import NightRecord, rebuild
-from drill.season.advice import measured_lines
+from drill.season.advice import async_line, measured_lines, node_mtbf
 from drill.sim.checkpointing import checkpoint_size
 from drill.text_safety import visible
 from drill.values.units import format_duration, format_size, plural
@@ -49,6 +49,7 @@ class CadenceAdvice:
     step_time: float
     keep: int
     size: int
+    basis: str = "the cluster's stated rate"
 
     def lines(self) -> list[str]:
         out = [
@@ -61,11 +62,12 @@ class CadenceAdvice:
         else:
             node_mtbf = self.mtbf_seconds * self.job_nodes
             out += [
-                f"- The job spans {plural(self.job_nodes, 'node')}; at {format_duration(node_mtbf)} between failures per node,"
-                f" it sees one failure every {format_duration(self.mtbf_seconds)} on average.",
+                f"- The job spans {plural(self.job_nodes, 'node')}; at {format_duration(node_mtbf)} between failures per node"
+                f" ({self.basis}, not one night's fault), it sees one failure every {format_duration(self.mtbf_seconds)} on average.",
                 f"- Young's formula: interval = sqrt(2 x {format_duration(self.write_seconds)} write x {format_duration(self.mtbf_seconds)} between failures)"
                 f" = {format_duration(self.young_seconds)},"
                 f" or every {plural(max(1, round(self.young_seconds / self.step_time)), 'step')} at {format_duration(self.step_time)} a step.",
+                async_line(self.mtbf_seconds, self.step_time),
             ]
         out += [
             f"- You chose every {self.chosen_steps} steps, about {format_duration(self.chosen_seconds)}. A failure costs on average"
@@ -86,14 +88,15 @@ def cadence(record: NightRecord) -> CadenceAdvice:
     volume = world.volumes.get(policy.volume) if policy.volume else None
     write = size / volume.spec.write_bandwidth if volume else policy.write_time
     nodes = max(1, math.ceil(spec.gpus / incident.cluster.gpus_per_node))
-    node_mtbf = incident.cluster.mtbf
-    job_mtbf = node_mtbf / nodes if node_mtbf else None
+    found = node_mtbf(incident)  # the season's rate where there is one, as the debrief says
+    job_mtbf = found[0] / nodes if found else None
     young = math.sqrt(2 * write * job_mtbf) if job_mtbf else None
     chosen = int(planned(record.save.actions, CKPT_EVERY, spec.checkpoint.every))
     keep = int(planned(record.save.actions, CKPT_KEEP, spec.checkpoint.keep))
     return CadenceAdvice(
-        write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size
-    )
+        write, job_mtbf, nodes, young, chosen, chosen * spec.step_time, spec.step_time, keep, size,
+        "the season's rate" if incident.season and incident.season.mtbf else "the cluster's stated rate",
+    )  # fmt: skip
 
 
 def _sentence(text: str) -> str:

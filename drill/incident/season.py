@@ -15,33 +15,32 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, model_validator
 
 from drill.values.bounds import DAY, HOUR, MINUTE, seconds
+from drill.values.failure_account import published_mix
 from drill.values.fields import Duration, Strict, located
 
-# What strikes a node, as operators sort their interruptions.
-Cause = Literal["gpu", "gpu_memory", "network", "node", "software"]
+# What strikes a node, as operators sort their interruptions (the groups of the published
+# account, drill/values/failure_account.py).
+Cause = Literal["gpu", "gpu_memory", "network", "nic", "node", "software", "sdc"]
 CAUSE_TEXT = {
     "gpu": "GPU fell off the bus (Xid 79)",
     "gpu_memory": "GPU memory error (Xid 48)",
-    "network": "network link flap",
+    "network": "leaf switch or cable flap",
+    "nic": "NIC or host port down (one node)",
     "node": "node stopped answering",
     "software": "application crash (Xid 13)",
+    "sdc": "silent data corruption, found later",
 }
 HARDWARE_CAUSES = ("gpu", "gpu_memory")
 
 
 class CauseShare(Strict):
-    cause: Cause = Field(description="gpu, gpu_memory, network, node or software")
+    cause: Cause = Field(description="gpu, gpu_memory, network, nic, node, software or sdc")
     share: float = Field(gt=0, le=1, description="share of the interruptions with this cause")
 
 
 def _default_mix() -> list[CauseShare]:
-    return [
-        CauseShare(cause="gpu", share=0.35),
-        CauseShare(cause="gpu_memory", share=0.3),
-        CauseShare(cause="network", share=0.15),
-        CauseShare(cause="node", share=0.1),
-        CauseShare(cause="software", share=0.1),
-    ]
+    """The published account's mix (drill/values/failure_account.py)."""
+    return [CauseShare(cause=cause, share=share) for cause, share in published_mix()]
 
 
 class Policies(Strict):
@@ -80,10 +79,17 @@ class Season(Strict):
     ] = Field(
         None, description="mean time between interruptions of one node (default: cluster.mtbf)"
     )
+    scale: StrictInt = Field(
+        1,
+        ge=1,
+        le=1000,
+        description="how many nodes of a bigger fleet each node stands for in the failure count:"
+        " the season strikes `scale` times as often as `mtbf` alone gives",
+    )
     causes: list[CauseShare] = Field(
         default_factory=_default_mix,
         min_length=1,
-        max_length=5,
+        max_length=7,
         description="what the interruptions are, by share; the shares must add up to 1",
     )
     on_call_response: Annotated[Duration, seconds(0, DAY, "longer than a day is no on-call")] = (
@@ -97,6 +103,12 @@ class Season(Strict):
     )
     node_back_after: Annotated[Duration, seconds(MINUTE, DAY, "from a minute to a day")] = Field(
         1800.0, description="a node that stopped answering reboots itself and is back after this"
+    )
+    sdc_found_after: Annotated[Duration, seconds(MINUTE, 7 * DAY, "from a minute to a week")] = (
+        Field(
+            1800.0,
+            description="how long silent data corruption goes unseen before the loss shows it",
+        )
     )
     flap_duration: Annotated[Duration, seconds(MINUTE, DAY, "from a minute to a day")] = Field(
         1200.0, description="how long a link flap lasts"

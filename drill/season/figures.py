@@ -67,6 +67,8 @@ class SeasonFigures:
     storage_written: int  # bytes written in all
     strikes: int  # interruptions anywhere on the fleet, the learner's job or not
     curve: list[tuple[float, float]] = field(default_factory=list)  # (time, effective) hourly
+    node_mtbf: float = 0.0  # seconds between interruptions of one node, as the season states it
+    scale: int = 1  # nodes of a bigger fleet each node stands for in the failure count
 
     @property
     def effective_share(self) -> float:
@@ -209,6 +211,8 @@ def _figures(incident, seed, world: SeasonWorld, job: Job, curve, held, policies
         storage_written=len(saves) * size,
         strikes=len(world.strikes),
         curve=curve,
+        node_mtbf=world.season.mtbf or world.incident.cluster.mtbf or 0.0,
+        scale=world.season.scale,
     )
 
 

@@ -24,8 +24,10 @@ COLOURS = {
     "gpu": "#c0392b",
     "gpu_memory": "#d35400",
     "network": "#2980b9",
+    "nic": "#5dade2",
     "node": "#8e44ad",
     "software": "#16a085",
+    "sdc": "#b7950b",
     "checkpoint writes": "#7f8c8d",
 }
 DAY = 86400.0

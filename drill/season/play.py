@@ -2,10 +2,15 @@
 
 The season runs in the same simulated world as a night (drill/sim/world.py), with the season's
 length as the world's horizon instead of the night's, the night's own faults left out, and
-interruptions striking nodes at random at the season's MTBF with the season's mix of causes. What
-strikes is a fault kind of drill/faults (an Xid, a link flap, a node that stops answering), so a
-season fails the way a night does. Nobody is at the keyboard: the policies act at once, and an
-on-call person acts after the season's response time when the policies leave it to them.
+interruptions striking nodes at random at the season's MTBF (times its `scale`, the nodes of a
+bigger fleet each node stands for) with the season's mix of causes, by default the published
+account's (drill/values/failure_account.py). What strikes is a fault kind of drill/faults (an
+Xid, a link flap, a node that stops answering), so a season fails the way a night does; two
+causes are the season's own: a NIC or host port that goes down (one node off the fabric until
+it is repaired, its leaf untouched) and silent data corruption (nothing fails; the loss shows it
+`sdc_found_after` later, and the job goes back to the newest checkpoint it kept from before the
+corruption). Nobody is at the keyboard: the policies act at once, and an on-call person acts
+after the season's response time when the policies leave it to them.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ from drill.faults.link_flap import LinkFlap
 from drill.incident.models import Incident, check_season_world, season_world
 from drill.incident.season import HARDWARE_CAUSES, Policies, Season
 from drill.season.progress import kept_steps, training
-from drill.sim import operations
+from drill.sim import checkpointing, operations
+from drill.sim.exposure import Exposure
+from drill.sim.failures import Failures, rank_place
 from drill.sim.jobs import FAILED, NODE_FAIL, REQUEUED, Job
 from drill.sim.rng import substream
+from drill.sim.torchrun import ib_completion_error, nccl_remote_error
 from drill.sim.world import World
 from drill.states import NodeState
 
@@ -60,6 +68,43 @@ def prepared(incident: Incident, policies: Policies) -> Incident:
     return world
 
 
+class SeasonFailures(Failures):
+    """A night's failures, and a node whose NIC is down: a gang that starts training on it fails
+    in NCCL at its first collective, as one that crosses a dead port does."""
+
+    def training_started(self, job: Job) -> None:
+        super().training_started(job)
+        ports_down = getattr(self.world, "ports_down", set())
+        dead = [name for name in job.nodes if name in ports_down]
+        if dead:
+            nic_fails(self.world, job, dead[0])
+
+
+def nic_fails(world: World, job: Job, node_name: str) -> None:
+    """The rank on the node whose port went down raises NCCL's InfiniBand error."""
+    attempt = job.current
+    if attempt is None or attempt.ended or attempt.crashed or not attempt.training:
+        return
+    nodes = world.cluster.nodes
+    rank = job.ranks_on(node_name)[0]
+    peers = [n for n in job.nodes if n != node_name] or [node_name]
+    local, peer = nodes[node_name], nodes[peers[0]]
+    pid = rank_place(world, job, rank)[2]
+    world.failures.network_error(
+        job, rank, peer.address, ib_completion_error(local, peer, rank, pid, local.spawn()),
+        nccl_remote_error(local, peer),
+    )  # fmt: skip
+
+
+class Unscored(Exposure):
+    """A season has no learner at the keyboard and no night's score, so nothing a page shows is
+    evidence against anyone: the night's exposure ticker (most of a season's engine time while a
+    node stays broken) never starts."""
+
+    def paged(self, alert) -> None:
+        return
+
+
 class SeasonWorld(World):
     """The world, with the standing policies and the on-call person watching the learner's job."""
 
@@ -68,8 +113,11 @@ class SeasonWorld(World):
         self.policies = policies
         self.strikes: list[Strike] = []
         self.under_repair: set[str] = set()
+        self.ports_down: set[str] = set()  # nodes whose NIC is down until repaired
         self._failed_nodes: list[str] = []
         super().__init__(incident, seed)
+        self.failures = SeasonFailures(self)  # nothing has run yet: no flap to carry over
+        self.exposure = Unscored(self)
         self.mine: Job = self.jobs[incident.learner_job.name]
         self.env.process(self._strikes())
 
@@ -89,7 +137,7 @@ class SeasonWorld(World):
             if not live:
                 yield self.env.timeout(SAMPLE_EVERY)
                 continue
-            yield self.env.timeout(rng.expovariate(len(live) / mtbf))
+            yield self.env.timeout(rng.expovariate(len(live) * season.scale / mtbf))
             live = self._live()
             if not live:
                 continue
@@ -108,7 +156,13 @@ class SeasonWorld(World):
 
     def _strike(self, node, cause: str, gpu: int, count: int) -> None:
         job = self.mine
-        if cause == "network":
+        if cause == "sdc" and node.name in job.nodes and training(job):
+            # Nothing fails now: the strike is counted when the loss shows it.
+            self.env.process(self._corrupted(node.name, self.now, job.step))
+            return
+        if cause == "sdc":
+            hit = False  # corruption on a node the job's model does not pass through
+        elif cause == "network":
             hit = bool(node.leaf) and any(
                 self.cluster.nodes[n].leaf == node.leaf for n in job.nodes
             )
@@ -141,11 +195,48 @@ class SeasonWorld(World):
                 id=fault_id, kind="link_flap", at=0.0, duration=self.season.flap_duration
             )
             KINDS["link_flap"].fire(self, flap, [Pick(node=node.name, leaf=node.leaf)])
+        elif cause == "nic":
+            # One node's port: its own gang fails, its leaf's other nodes train on.
+            self.ports_down.add(node.name)
+            if node.name in self.mine.nodes:
+                nic_fails(self, self.mine, node.name)
         elif cause == "node":
             node.kernel_log.append((self.now, "kernel: watchdog: BUG: soft lockup; node hung"))
             self.failures.node_down(
                 node.name, self.season.node_back_after, persists=False, cause=fault_id
             )
+
+    def _corrupted(self, node_name: str, struck_at: float, step: int):
+        """Silent data corruption on the job's node at `step`: every step after it, and every
+        checkpoint written after it, carry it. The loss shows it `sdc_found_after` later; then
+        the bad GPU goes to repair, the checkpoints written since are deleted, and the job goes
+        back to the newest one it still keeps from before the corruption (step 0 if retention
+        deleted them all)."""
+        yield self.env.timeout(self.season.sdc_found_after)
+        job = self.mine
+        washed = any(
+            a.start is not None and a.start > struck_at and a.training and a.from_step <= step
+            for a in job.attempts
+        )
+        if washed:
+            # A restart since went back to a checkpoint from before it: the model is clean.
+            self.strikes.append(Strike(self.now, "sdc", node_name, False, 0.0, 0.0, None))
+            return
+        before = self.kept_time()
+        current = job.current.number if job.current is not None else None
+        for record in job.checkpoints.live():
+            if record.step > step:
+                checkpointing.delete(self, job, record.step, by="the SDC rollback")
+        good = job.checkpoints.latest_step
+        self.resubmit(
+            job,
+            resume_from=good,
+            why="silent data corruption found in the loss; back to a checkpoint from before it",
+        )
+        self.take_out(node_name)
+        self.strikes.append(
+            Strike(self.now, "sdc", node_name, True, before, self.kept_time(), current)
+        )
 
     # -- the policies and the person --------------------------------------------------------
 
@@ -184,9 +275,11 @@ class SeasonWorld(World):
         self.resubmit(job, resume_from="latest", why="restarted by the on-call person")
 
     def _check(self, names: list[str]) -> None:
+        """The health check: a broken GPU, or a NIC whose port is down (what `ibstat` shows)."""
         for name in names:
             node = self.cluster.nodes[name]
-            if any(g.broken for g in node.gpus) and name not in self.under_repair:
+            broken = any(g.broken for g in node.gpus) or name in self.ports_down
+            if broken and name not in self.under_repair:
                 self.take_out(name)
 
     def take_out(self, name: str) -> None:
@@ -217,6 +310,7 @@ class SeasonWorld(World):
         node.last_heartbeat = self.now
         node.dead_until_swap = False
         node.down_causes.clear()
+        self.ports_down.discard(name)
         self.under_repair.discard(name)
         if swapped:
             # Back in the spare pool. It stays on its island's member list (the scheduler's

@@ -21,6 +21,19 @@ def policy_line(figures: SeasonFigures) -> str:
     )
 
 
+def rate_line(figures: SeasonFigures) -> list[str]:
+    """What the failure rate is, and that the fleet is scaled when it is."""
+    if not figures.node_mtbf:
+        return []
+    line = f"Failure rate: one per node every {figures.node_mtbf / 3600:,.0f} h"
+    if figures.scale > 1:
+        line += (
+            f", each node standing for {figures.scale} of a bigger fleet's, so the fleet fails"
+            f" {figures.scale} times as often"
+        )
+    return [line + "."]
+
+
 def render(figures: SeasonFigures) -> str:
     length = figures.length
     out = [
@@ -31,6 +44,7 @@ def render(figures: SeasonFigures) -> str:
         f" ({figures.effective_share:.1%})",
         f"Interruptions of your job: {len(figures.interruptions)}"
         f" (of {figures.strikes} anywhere on the fleet)",
+        *rate_line(figures),
         "",
         f"{'cause':<34}{'count':>6}{'redone':>10}{'down':>10}{'lost':>10}",
     ]

@@ -109,6 +109,8 @@ def rig(*, read_seconds: float = READ_SECONDS, mtbf: float = NODE_MTBF) -> Incid
                     "at": 0.0,
                     "mtbf": mtbf,
                     "duration": NODE_RETURNS_AFTER,
+                    # Every failure the host stopping: R below prices that one kind.
+                    "mix": "host",
                 }
             ],
         }

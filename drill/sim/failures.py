@@ -300,6 +300,36 @@ class Failures:
         node.kernel_log.append((self.world.now, "kernel: Linux version booted; node registered"))
         self.world.set_node_state(node, NodeState.UP, "returned to service")
 
+    # -- the cluster's own health automation -------------------------------------------------
+
+    def repaired_by_automation(self, node_name: str, duration: float | None, cause: str) -> None:
+        """A large run's health automation (random_failures): a node whose GPU or NIC failed is
+        drained at once, on a live host, so no new work lands on it; the work on it ends as the
+        fault makes it end. After `duration` the part is reset or replaced and the node is back;
+        without one it stays drained."""
+        world = self.world
+        node = world.cluster.nodes[node_name]
+        if node.state == NodeState.UP:
+            state = NodeState.DRAINING if node.allocations else NodeState.DRAINED
+            world.set_node_state(node, state, f"drained by the cluster's health check: {cause}")
+            # The check tells the on-call what it did: someone files the repair and watches
+            # the job come back.
+            world.alert(
+                "warning", node_name, f"{node_name}: drained by the health check after {cause}"
+            )
+        if duration is not None:
+            world.env.process(self._automation_returns(node_name, duration))
+
+    def _automation_returns(self, node_name: str, delay: float):
+        yield self.world.env.timeout(delay)
+        node = self.world.cluster.nodes[node_name]
+        while node.allocations and node.state == NodeState.DRAINING:
+            yield self.world.env.timeout(60.0)  # the repair starts once the node is empty
+        for gpu in node.gpus:
+            gpu.broken, gpu.xid, gpu.needs_reset, gpu.remap_pending = False, None, False, False
+        if node.state in (NodeState.DRAINING, NodeState.DRAINED):
+            self.world.set_node_state(node, NodeState.UP, "repaired by the cluster's automation")
+
     # -- slow work --------------------------------------------------------------------------
 
     def slow_alert(self, job: Job, factor: float):

@@ -158,7 +158,12 @@ def swap(world: World, node: Node, spare: Node) -> str:
     world.env.process(_swap_done(world, node, spare))
     killed = f"; killed {', '.join(victims)}" if victims else ""
     minutes = int(world.incident.cluster.swap_time // 60)
-    return f"{node.name} out for repair; {spare.name} joins {node.leaf} in about {minutes}m{killed}"
+    # A hot spare is already racked, cabled and powered: the minutes are its health check and
+    # joining the pool. The failed node's own repair (a part swap or an RMA) takes days.
+    return (
+        f"{node.name} out for repair (a part swap or an RMA takes days); {spare.name}, a hot"
+        f" spare already cabled, is in service in its place in about {minutes}m{killed}"
+    )
 
 
 def _swap_done(world: World, node: Node, spare: Node):

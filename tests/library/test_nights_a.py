@@ -29,7 +29,7 @@ NIGHTS = {
     ),
     "failures-at-scale": (
         ("sim",),
-        (2, 3),
+        (4, 5),
         {
             "keep-the-default": (True, {"progress", "plan"}),
             "checkpoint-every-10": (True, {"progress"}),

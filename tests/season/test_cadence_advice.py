@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 from drill.incident.library import resolve_incident
 from drill.runbook import CadenceAdvice
 from drill.season import measured
-from drill.season.advice import cadence_lines, job_young, measured_lines
+from drill.season.advice import ASYNC_COPY, cadence_lines, job_young, measured_lines
+from drill.values.units import format_duration
 
 
 def test_the_measured_lines_quote_the_measurements():
@@ -22,12 +25,35 @@ def test_the_measured_lines_quote_the_measurements():
 def test_the_debrief_sets_the_jobs_young_interval_beside_its_cadence():
     incident = resolve_incident("fleet-season").incident
     write, mtbf, young = job_young(incident)
-    # 70B parameters at 14 bytes on a 10GB/s volume; 16 nodes at 500h each.
-    assert round(write) == 98 and mtbf == 500 * 3600 / 16
+    # 70B parameters at 14 bytes on a 10GB/s volume; 16 nodes at 6,335h each, each standing
+    # for 32 of the published fleet's.
+    assert round(write) == 98 and mtbf == 6335 * 3600 / 32 / 16
     lines = cadence_lines(incident, 20)
     assert f"every {round(young / 60)} steps" in lines[0] and "every 20 steps" in lines[0]
-    assert lines[1:3] == measured_lines()
+    assert lines[2:4] == measured_lines()
     assert "drill season fleet-season" in lines[-1]
+
+
+def test_the_advice_says_what_its_rate_is_based_on_not_the_nights_fault():
+    """Row 19: dead-rank's fault is scripted 25 minutes in; the advice's MTBF is the cluster's
+    stated one, and it says so, and says what asynchronous checkpointing does to C."""
+    incident = resolve_incident("dead-rank").incident
+    lines = cadence_lines(incident, 50)
+    hours = round(incident.cluster.mtbf / 3600)
+    assert lines[0].startswith(
+        f"- Based on the cluster's stated failure rate (one failure per node every {hours}h),"
+        " not on tonight's fault"
+    )
+    assert (
+        lines[1].startswith("- With asynchronous checkpointing") and "C in the formula" in lines[1]
+    )
+    write, mtbf, _ = job_young(incident)
+    assert f"{format_duration(math.sqrt(2 * ASYNC_COPY * mtbf))}" in lines[1]
+    # A night whose failures are drawn at the rate says that instead.
+    drawn = cadence_lines(resolve_incident("failures-at-scale").incident, 240)[0]
+    assert "the rate tonight's failures were drawn at" in drawn and "scripted" not in drawn
+    for line in lines:
+        assert "\u2014" not in line
 
 
 def test_the_runbook_cadence_section_carries_them():

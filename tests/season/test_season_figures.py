@@ -140,7 +140,7 @@ def test_json_is_deterministic_and_says_the_policies(capsys):
 def test_text_names_every_cause_and_the_storage(capsys):
     code, out, _ = run_cli(str(SMALL), capsys=capsys)
     assert code == 0
-    for words in ("Effective training time", "GPU fell off the bus", "network link flap",
+    for words in ("Effective training time", "GPU fell off the bus", "leaf switch or cable flap",
                   "checkpoint writes", "held at most"):  # fmt: skip
         assert words in out
 

@@ -566,7 +566,7 @@ VERBS: dict[str, Verb] = {
             act.swap,
             Cost(60),
             args=(Arg("node", NODE),),
-            detail="Work on the node is killed. The spare joins the same leaf after the swap time.",
+            detail="Work on the node is killed. A hot spare, already cabled, takes its place after the swap time; the node's own repair takes days.",
             informed_by=(NODE_LOOKS,),
             out_of_service=True,
         ),

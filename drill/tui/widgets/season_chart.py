@@ -12,13 +12,23 @@ from textual.widget import Widget
 from drill.season.figures import SeasonFigures
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
-INITIAL = {"gpu": "G", "gpu_memory": "M", "network": "N", "node": "D", "software": "S"}
+INITIAL = {
+    "gpu": "G",
+    "gpu_memory": "M",
+    "network": "N",
+    "nic": "H",  # a host port
+    "node": "D",
+    "software": "S",
+    "sdc": "C",  # corruption
+}
 STYLE = {
     "gpu": "bold red",
     "gpu_memory": "bold dark_orange",
     "network": "bold blue",
     "node": "bold magenta",
     "software": "bold green",
+    "nic": "bold cyan",
+    "sdc": "bold yellow",
 }
 DAY = 86400.0
 
