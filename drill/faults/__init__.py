@@ -16,6 +16,7 @@ from pydantic import Field
 
 from drill.faults import (
     bad_shard,
+    collective_mismatch,
     corrupt_checkpoint,
     fabric_manager_down,
     gpu_needs_reset,
@@ -31,6 +32,7 @@ from drill.faults import (
     shm_full,
     slow_disk,
     straggler,
+    version_mismatch,
     volume_fill,
     zombie_memory,
 )
@@ -55,6 +57,8 @@ _MODULES = (
     ib_flap,
     nfs_hang,
     bad_shard,
+    collective_mismatch,
+    version_mismatch,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 
@@ -82,6 +86,8 @@ if TYPE_CHECKING:
             ib_flap.IbFlap,
             nfs_hang.NfsHang,
             bad_shard.BadShard,
+            collective_mismatch.CollectiveMismatch,
+            version_mismatch.VersionMismatch,
         ],
         Field(discriminator="kind"),
     ]

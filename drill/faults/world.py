@@ -69,6 +69,7 @@ class FaultNode(Protocol):
     shm_full: bool
     fabric_manager_up: bool
     fabric_manager_fails_on_boot: bool
+    image_mismatch: tuple[str, str] | None  # (driver, NCCL) when not the fleet's
 
 
 class FaultCluster(Protocol):
@@ -130,6 +131,8 @@ class FaultJob(Protocol):
     def checkpoints(self) -> FaultCheckpoints: ...
     @property
     def bad_data(self) -> list[tuple[int, int]]: ...  # steps whose data is corrupt
+    @property
+    def code_version(self) -> str: ...  # the training code's version it runs
 
     def ranks_on(self, node_name: str) -> Sequence[int]: ...
 
@@ -157,6 +160,7 @@ class FaultFailures(Protocol[J_in]):
         self, node_name: str, duration: float | None, persists: bool, cause: str = ...
     ) -> None: ...
     def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None: ...
+    def diverge(self, job: J_in, divergence: Any) -> None: ...
     def slow_alert(self, job: J_in, factor: float) -> Generator[Any, Any, None]: ...
 
 

@@ -145,6 +145,9 @@ class Node:
     fabric_manager_up: bool = True
     fabric_manager_fails_on_boot: bool = False
     address: str = ""  # its IP on the compute fabric, as NCCL names a peer
+    # Its image's NVIDIA driver and NCCL when they are not the fleet's (version_mismatch): a
+    # gang's NCCL start-up with a node on it never completes.
+    image_mismatch: tuple[str, str] | None = None
 
     def __setattr__(self, name: str, value) -> None:
         if name == "allocations" and not isinstance(value, Allocations):

@@ -294,8 +294,9 @@ def _applies(drill: Drill, need: Need, action: ActionResult, done: Effect) -> bo
 
 
 def _stops_a_hang(drill: Drill, done: Effect, time: float) -> bool:
-    """The line stops an attempt with a rank alive but stuck: hung in a collective or blocked
-    in a read, not lost with its GPU or node (a node look explains those)."""
+    """The line stops an attempt with a rank alive but stuck: hung in a collective, blocked in
+    a read, in a collective other ranks did not issue, or in start-up, not lost with its GPU or
+    node (a node look explains those)."""
     if done.touches is None or done.touches[0] != "job":
         return False
     job = drill.world.jobs.get(str(done.touches[1]))
@@ -304,7 +305,8 @@ def _stops_a_hang(drill: Drill, done: Effect, time: float) -> bool:
             continue
         if attempt.end is not None and attempt.end < time:
             continue
-        if "hang" in attempt.hung_ranks.values() or attempt.blocked_in:
+        hung = "hang" in attempt.hung_ranks.values() or attempt.blocked_in
+        if hung or attempt.mismatched or attempt.startup_hung_on:
             return True
     return False
 
