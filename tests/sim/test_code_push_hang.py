@@ -14,7 +14,9 @@ from tests.drillkit import assert_no_fault_names, build, drill, job_spec, learne
 
 ID = "zz-secret-fault"
 CODE = {"code_version": "a2c41f7", "previous_code_version": "9be03d5"}
-TRAIN = job_spec("train", yours=True, steps=200, retry={"max_restarts": 1, "backoff": "30s"}, **CODE)
+TRAIN = job_spec(
+    "train", yours=True, steps=200, retry={"max_restarts": 1, "backoff": "30s"}, **CODE
+)
 FAULT = {
     "id": ID,
     "kind": "collective_mismatch",
@@ -109,3 +111,14 @@ def test_the_gloo_backend_refuses_the_night_in_one_line():
 
     with pytest.raises(ReplicaRefused, match="gloo backend cannot play a mismatched collective"):
         GlooTraining(build(jobs=[TRAIN], faults=[FAULT]))
+
+
+def test_a_rank_stuck_outside_nccl_shows_an_earlier_entry_in_the_flight_recorder():
+    # hang_rank: the stuck rank never enqueued the collective the others timed out in.
+    spec = {"id": ID, "kind": "hang_rank", "at": "10m", "target": {"job": "train", "rank": 5}}
+    d = drill(build(jobs=[TRAIN], faults=[spec]))
+    d.advance(600 + 600 + 60)
+    rows = [r.split() for r in d.act("trace train").output.splitlines()[2:]]
+    seq = {r[2] for r in rows if r[0] != "5"}
+    assert len(seq) == 1 and rows[5][2] == str(int(seq.pop()) - 1) and rows[5][5] == "completed"
+    assert {r[3] for r in rows} == {"ALLREDUCE"}

@@ -36,7 +36,10 @@ def test_the_looks_show_a_job_stuck_starting_and_the_odd_image():
     status = d.act("status train").output
     assert "attempt 1 starting since 03:00:00" in status
     health = d.act("health gpu-a-2").output
-    assert "image: FAIL driver 535.104.05, NCCL 2.18.5; the fleet's image has driver 550.54.15" in health
+    assert (
+        "image: FAIL driver 535.104.05, NCCL 2.18.5; the fleet's image has driver 550.54.15"
+        in health
+    )
     assert "image:" not in d.act("health gpu-a-1").output
     assert_no_fault_names(learner_outputs(d, "train", ["gpu-a-1", "gpu-a-2"]), ID)
 
