@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from drill.faults.version_mismatch import FLEET_DRIVER
 from drill.sim import flight_recorder
 from drill.sim.events import JobLogLine
-from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Attempt, Job
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
     NCCL_VERSION,
@@ -241,7 +241,7 @@ class Failures:
             first = min(attempt.mismatched)
             self.stall(job, first, how="mismatch", cause=divergence.cause)
 
-    def _diverge_later(self, job: Job, attempt):
+    def _diverge_later(self, job: Job, attempt: Attempt):
         """The code path comes round again `after_steps` steps into an attempt on the version."""
         steps = job.divergence.after_steps
         yield self.world.env.timeout(steps * job.step_time * self.world.step_factor(job) + 1.0)
