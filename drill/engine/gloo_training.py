@@ -48,6 +48,8 @@ class GlooTraining(ReplicaTraining):
             self._refuse_data("a bad stretch of data (bad_shard)")
         if any(fault.kind == "gpu_sdc" for fault in incident.faults):
             self._refuse_data("a GPU's wrong results (gpu_sdc)")
+        if any(fault.kind == "collective_mismatch" for fault in incident.faults):
+            self._refuse_nccl("a mismatched collective (collective_mismatch)")
         super().__init__(incident, cache_dir=cache_dir, ranks=ranks)
         self.timeout = incident.learner_job.process_group_timeout
         self.collective_timeout = incident.learner_job.collective_timeout
@@ -90,6 +92,17 @@ class GlooTraining(ReplicaTraining):
 
     def _wrong(self, rank: int, seed: int) -> None:
         self._refuse_data("a GPU's wrong results (gpu_sdc)")
+
+    def _refuse_nccl(self, what: str) -> None:
+        """A night whose evidence is NCCL's own (the watchdog's op types, the flight recorder)
+        cannot be told in gloo's words: refused in one line."""
+        from replica.errors import ReplicaRefused
+
+        raise ReplicaRefused(
+            f"the gloo backend cannot play {what}: its evidence is the NCCL watchdog and flight"
+            " recorder, which gloo does not have; play this night with the in-process backend or"
+            " --backend sim"
+        )
 
     def _refuse_data(self, what: str) -> None:
         from replica.errors import ReplicaRefused

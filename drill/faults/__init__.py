@@ -16,6 +16,7 @@ from pydantic import Field
 
 from drill.faults import (
     bad_shard,
+    collective_mismatch,
     corrupt_checkpoint,
     fabric_manager_down,
     gpu_needs_reset,
@@ -33,6 +34,7 @@ from drill.faults import (
     shm_full,
     slow_disk,
     straggler,
+    version_mismatch,
     volume_fill,
     zombie_memory,
 )
@@ -59,6 +61,8 @@ _MODULES = (
     bad_shard,
     port_flap,
     gpu_sdc,
+    collective_mismatch,
+    version_mismatch,
 )
 KINDS: dict[str, Kind] = {module.KIND.name: module.KIND for module in _MODULES}
 
@@ -88,6 +92,8 @@ if TYPE_CHECKING:
             bad_shard.BadShard,
             port_flap.PortFlap,
             gpu_sdc.GpuSdc,
+            collective_mismatch.CollectiveMismatch,
+            version_mismatch.VersionMismatch,
         ],
         Field(discriminator="kind"),
     ]

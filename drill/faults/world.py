@@ -84,6 +84,7 @@ class FaultNode(Protocol):
     shm_full: bool
     fabric_manager_up: bool
     fabric_manager_fails_on_boot: bool
+    image_mismatch: tuple[str, str] | None  # (driver, NCCL) when not the fleet's
 
 
 class FaultCluster(Protocol):
@@ -145,6 +146,8 @@ class FaultJob(Protocol):
     def checkpoints(self) -> FaultCheckpoints: ...
     @property
     def bad_data(self) -> list[tuple[int, int]]: ...  # steps whose data is corrupt
+    @property
+    def code_version(self) -> str: ...  # the training code's version it runs
 
     def ranks_on(self, node_name: str) -> Sequence[int]: ...
 
@@ -173,6 +176,7 @@ class FaultFailures(Protocol[J_in]):
     ) -> None: ...
     def flap_leaf(self, leaf: str, cause: str, slowdown: float, duration: float | None) -> None: ...
     def link_lost(self, job: J_in, node_name: str, rank: int, cause: str, held: float) -> None: ...
+    def diverge(self, job: J_in, divergence: Any) -> None: ...
     def slow_alert(self, job: J_in, factor: float) -> Generator[Any, Any, None]: ...
     def repaired_by_automation(
         self, node_name: str, duration: float | None, cause: str

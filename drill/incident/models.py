@@ -388,6 +388,12 @@ class JobSpec(Strict):
         14.0, gt=0, le=64, description="checkpoint bytes per parameter (bf16 weights + fp32 Adam)"
     )
     preemptible: bool = Field(True, description="whether higher-priority work may preempt it")
+    code_version: Name | None = Field(
+        None, description="the training code's version it runs, like a short commit id"
+    )
+    previous_code_version: Name | None = Field(
+        None, description="the version it ran before the last deploy: what `rollback JOB` runs"
+    )
     replica: dict[str, int | float] = Field(
         default_factory=dict, description="replica training settings (layers, width, lr, ...)"
     )

@@ -201,6 +201,9 @@ class Node:
     address: str = ""  # its IP on the compute fabric, as NCCL names a peer
     # Its InfiniBand ports, one HCA per GPU (drill/sim/hca.py): what `ibstat` reads.
     hcas: list[HcaPort] = field(default_factory=list)
+    # Its image's NVIDIA driver and NCCL when they are not the fleet's (version_mismatch): a
+    # gang's NCCL start-up with a node on it never completes.
+    image_mismatch: tuple[str, str] | None = None
 
     def __setattr__(self, name: str, value) -> None:
         if name == "allocations" and not isinstance(value, Allocations):

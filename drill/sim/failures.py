@@ -12,10 +12,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from drill.faults.version_mismatch import FLEET_DRIVER
+from drill.sim import flight_recorder
 from drill.sim.events import JobLogLine
-from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Attempt, Job
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
+    NCCL_VERSION,
     SIGABRT,
     TERMINATE,
     agent_failed,
@@ -94,7 +97,9 @@ class Failures:
         cause = cause or f"rank {rank}"
         attempt.stall_causes.add(cause)
         first = attempt.stall_wake is None
-        if clears_after is None:
+        # A rank in a mismatched collective is not stuck outside NCCL: it enqueued its own
+        # collective like the rest (attempt.mismatched says which), so it is no hung rank.
+        if clears_after is None and how != "mismatch":
             attempt.hung_ranks[rank] = how
             self._real_fault(job, attempt, rank, "hang")
         if first:
@@ -186,11 +191,18 @@ class Failures:
             world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
             return
         for rank in survivors:
-            for line in watchdog_lines(rank, seq, ms):
+            for line in watchdog_lines(rank, seq, ms, *self._collective(attempt, rank)):
                 world.log(job, rank, line)
-        error = watchdog_lines(reporter, seq, ms)[0]
+        job.flight_dumps.append(
+            flight_recorder.dump(world.now, job, attempt, seq, lambda r: self._where(job, r)[0])
+        )
+        error = watchdog_lines(reporter, seq, ms, *self._collective(attempt, reporter))[0]
         world.log(job, None, agent_failed(local, pid, SIGABRT))
         world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
+
+    def _collective(self, attempt, rank: int) -> tuple[str, int]:
+        """The collective a rank waits in: the gradient all-reduce, or its own (a mismatch)."""
+        return attempt.mismatched.get(rank, (flight_recorder.GRAD_OP, flight_recorder.GRAD_NUMEL))
 
     def _where(self, job: Job, rank: int) -> tuple[str, int, int]:
         """A rank's node, local rank and pid (one process per GPU)."""
@@ -208,6 +220,70 @@ class Failures:
             job.name,
             f"{job.name}: no training progress for {format_duration(world.now - last)}"
             f" (last step {job.step} at {world.clock.label(last)})",
+        )
+
+    # -- new code issues a different collective on some ranks ------------------------------
+
+    def diverge(self, job: Job, divergence) -> None:
+        """The job's code version takes another path on some ranks (collective_mismatch): the
+        attempt running it now hangs, and so does every later one on the same version."""
+        job.divergence = divergence
+        attempt = job.current
+        if attempt is not None and attempt.training and job.code_version == divergence.version:
+            self._mismatch(job, attempt)
+
+    def _mismatch(self, job: Job, attempt) -> None:
+        divergence = job.divergence
+        if attempt.ended or attempt.crashed or attempt.stall_wake is not None:
+            return
+        for rank in divergence.ranks:
+            if rank < job.world:
+                attempt.mismatched[rank] = (divergence.op, divergence.numel)
+        if attempt.mismatched:
+            first = min(attempt.mismatched)
+            self.stall(job, first, how="mismatch", cause=divergence.cause)
+
+    def _diverge_later(self, job: Job, attempt: Attempt):
+        """The code path comes round again `after_steps` steps into an attempt on the version."""
+        steps = job.divergence.after_steps
+        yield self.world.env.timeout(steps * job.step_time * self.world.step_factor(job) + 1.0)
+        if job.current is attempt and attempt.training:
+            self._mismatch(job, attempt)
+
+    # -- a gang's NCCL start-up never completes ---------------------------------------------
+
+    def hang_in_startup(self, job: Job, attempt, node_name: str):
+        """A SimPy process: a gang with a node of another driver and NCCL (version_mismatch)
+        never gets through NCCL's start-up. The watchdog watches collectives, and none has been
+        issued, so nothing times out: the attempt stays starting until someone stops it."""
+        world = self.world
+        attempt.startup_hung_on = node_name
+        for name in job.nodes:
+            node = world.cluster.nodes[name]
+            driver, nccl = node.image_mismatch or (FLEET_DRIVER, NCCL_VERSION)
+            rank = job.ranks_on(name)[0]
+            # The training script's own start-up line, written by each node's first rank.
+            world.log(job, rank, f"[rank{rank}] {name}: driver {driver}, CUDA 12.4, NCCL {nccl}")
+        world.progress_stopped(job, f"start-up hung on {node_name}")
+        attempt.stall_wake = world.env.event()
+        world.env.process(self._startup_alert(job, attempt))
+        yield attempt.stall_wake
+
+    def _startup_alert(self, job: Job, attempt):
+        world = self.world
+        last = job.last_step_time if job.last_step_time is not None else attempt.start
+        yield world.env.timeout(max(0.0, last + PROGRESS_ALERT_AFTER - world.now))
+        if attempt.ended or not job.yours:
+            return
+        since = (
+            f"last step {job.step} at {world.clock.label(last)}"
+            if job.last_step_time is not None
+            else f"no step since it was placed at {world.clock.label(last)}"
+        )
+        world.alert(
+            "warning",
+            job.name,
+            f"{job.name}: no training progress for {format_duration(world.now - last)} ({since})",
         )
 
     # -- a rank's process dies --------------------------------------------------------------
@@ -418,7 +494,11 @@ class Failures:
         self.crash(job, rank, "", exitcode=SIGABRT, reported=caught)
 
     def training_started(self, job: Job) -> None:
-        """A gang that starts training behind a leaf that is still flapping is hit too."""
+        """A gang that starts training behind a leaf that is still flapping is hit too, and one
+        on a code version that issues a mismatched collective meets it again."""
+        divergence = job.divergence
+        if divergence is not None and divergence.version == job.code_version and job.current:
+            self.world.env.process(self._diverge_later(job, job.current))
         leaves = {self.world.cluster.nodes[n].leaf for n in job.nodes}
         for leaf in sorted(leaf for leaf in leaves if leaf in self._flaps):
             for cause in sorted(self._flaps[leaf]):

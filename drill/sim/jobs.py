@@ -68,6 +68,10 @@ class Attempt:
     slowed_by: dict[str, float] = field(default_factory=dict)  # cause -> step time factor
     ended_as: JobState | None = None  # the state the job took when this attempt ended
     preempted_at: float | None = None  # when SIGTERM arrived, if it was preempted
+    # Ranks that issued a different collective than the rest at the same sequence number
+    # (collective_mismatch): rank -> (op type, elements in). Each waits in its own collective.
+    mismatched: dict[int, tuple[str, int]] = field(default_factory=dict)
+    startup_hung_on: str | None = None  # a node whose NCCL start-up never completes
 
     def to_json(self) -> dict:
         return {
@@ -127,6 +131,13 @@ class Job:
     checkpoints: CheckpointCatalog = field(default_factory=CheckpointCatalog)
     losses: list[tuple[int, float]] = field(default_factory=list)  # (step, loss) as trained
     outages: list[Outage] = field(default_factory=list)  # when it stopped and came back
+    # The training code's version and the one before it (`rollback` swaps back), and a code
+    # path of a version that issues a mismatched collective (drill/faults/collective_mismatch.py).
+    code_version: str = ""
+    previous_code_version: str = ""
+    divergence: Any = None
+    # NCCL flight recorder dumps, written when a watchdog timed out a collective: `trace JOB`.
+    flight_dumps: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.world == 0:

@@ -28,6 +28,7 @@ def healthy(node: Node) -> bool:
         )
         and node.link_events == 0
         and not gpu_state.fails_startup(node)  # `health` shows what failed to start
+        and node.image_mismatch is None  # `health` compares its image with the fleet's
     )
 
 

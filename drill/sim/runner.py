@@ -48,6 +48,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     yield env.timeout(setup)
     if attempt.ended:
         return
+    odd = next((n for n in job.nodes if world.cluster.nodes[n].image_mismatch), None)
+    if odd is not None:
+        # NCCL's start-up across images that differ never completes, and nothing times it out.
+        yield from world.failures.hang_in_startup(job, attempt, odd)
+        return
     blocked = gpu_state.startup_failure(world, job)
     if blocked is not None and _broken_rank(world, job) is None:
         rank, node, gpu, lines, raised = blocked

@@ -52,12 +52,15 @@ def collective_seq(step: int) -> int:
     return step * COLLECTIVES_PER_STEP
 
 
-def watchdog_lines(rank: int, seq: int, timeout_ms: int) -> list[str]:
-    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts."""
+def watchdog_lines(
+    rank: int, seq: int, timeout_ms: int, op: str = "ALLREDUCE", numel: int = 8388608
+) -> list[str]:
+    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts: the
+    gradient all-reduce, unless the rank issued another collective there (a mismatch)."""
     tag = f"[rank{rank}]:[E ProcessGroupNCCL.cpp]"
     return [
         f"{tag} [Rank {rank}] Watchdog caught collective operation timeout:"
-        f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608,"
+        f" WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel}, NumelOut={numel},"
         f" Timeout(ms)={timeout_ms}) ran for {timeout_ms + 17} milliseconds before timing out.",
         f"{tag} [PG 0 Rank {rank}] Timeout at NCCL work: {seq}, last enqueued NCCL work: {seq},"
         f" last completed NCCL work: {seq - 1}.",

@@ -205,6 +205,8 @@ class World:
             spec=spec,
             policy=CheckpointPolicy.from_settings(spec.checkpoint),
             checkpoints=CheckpointCatalog(),
+            code_version=spec.code_version or "",
+            previous_code_version=spec.previous_code_version or "",
         )
         self.add_job(job, submit)
 

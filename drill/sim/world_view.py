@@ -10,7 +10,8 @@ value classes below them, on top of what the fault kinds may use (drill/faults/w
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from collections.abc import Generator
+from typing import Any, Protocol
 
 import simpy
 
@@ -38,6 +39,9 @@ class SimFailures(FaultFailures[Job], Protocol):
         cause: str = ...,
     ) -> None: ...
     def training_started(self, job: Job) -> None: ...
+    def hang_in_startup(
+        self, job: Job, attempt: Any, node_name: str
+    ) -> Generator[Any, Any, None]: ...
     def leaf_slowdown(self, leaf: str | None) -> float: ...
     def any_leaf_slowdown(self) -> bool: ...
 

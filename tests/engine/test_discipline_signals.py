@@ -4,8 +4,8 @@ played on the sim), against the guide's words in drill/engine/scoring/discipline
 - a look shows a fault only when it names what the fault struck: the rotten checkpoint's own
   step, the node the GPU died on; a look at something else shows nothing;
 - bad data shows in the log from the first step that trained on it, not before;
-- a restart of a job with a rank hung needs a look at the hang (`logs`, `perf` or `stack`); a
-  restart of a job whose rank died does not;
+- a restart of a job with a rank hung needs a look at the hang (`logs`, `perf`, `stack` or
+  `trace`); a restart of a job whose rank died does not;
 - `fabric` informs a node act when it shows the node's leaf or every leaf, not another leaf;
 - looks weigh half of discipline, pages a quarter, a note and hints an eighth each.
 """
@@ -128,7 +128,7 @@ def test_a_hung_rank_needs_a_look_at_the_hang_before_a_restart():
     )
     [line] = hung
     assert line.startswith("restart train --from latest at ")
-    assert line.endswith(": `logs`, `perf` or `stack` of train would have counted")
+    assert line.endswith(": `logs`, `perf`, `stack` or `trace` of train would have counted")
     died = _restart_after_status(
         {"id": "kill", "kind": "kill_rank", "at": "03:20", "target": {"job": "train"}}
     )

@@ -36,6 +36,8 @@ TRAIN = job_spec(
     model_params=7e9,
     bytes_per_param=14,  # 98 GB a checkpoint: 2 s to read back at 49 GB/s
     checkpoint={"every": 20, "keep": 3, "volume": "scratch"},
+    code_version="a2c41f7",  # and the version before it, for `rollback`
+    previous_code_version="9be03d5",
 )
 EVAL = job_spec("eval", team="research", gpus=8, steps=500)  # another team's training job
 LATER = job_spec("later", team="vision", gpus=8, submit_at="30m")  # submitted at 03:30
@@ -74,6 +76,7 @@ COSTS = [
     ([], "health gpu-a-1", 60),
     ([], "perf train", 30),
     ([], "stack train 3", 30),
+    ([], "trace train", 30),
     ([], "gpus gpu-a-1", 20),
     ([], "fabric", 30),
     ([], "fabric leaf-a1", 30),
@@ -97,6 +100,7 @@ COSTS = [
     (["restart train --world 64"], "hold train", 10),  # 8 nodes: no island fits it
     (["restart train --world 64", "hold train"], "release train", 10),
     ([], "priority train high", 10),
+    ([], "rollback train", 30),
     ([], "ckpt rm train 20", 15),
     ([], "ckpt prune train --keep 1", 15),
     ([], "quota scratch +1TB", 60),
@@ -176,6 +180,7 @@ EFFECTS = [
     ("health gpu-a-1", "look", ("node", "gpu-a-1")),
     ("perf train", "look", ("job", "train")),
     ("stack train 3", "look", ("job", "train")),
+    ("trace train", "look", ("job", "train")),
     ("gpus gpu-a-1", "look", ("node", "gpu-a-1")),
     ("fabric leaf-a1", "look", ("cluster", None)),
     ("ibstat gpu-a-1", "look", ("node", "gpu-a-1")),
@@ -200,6 +205,7 @@ EFFECTS = [
     ("hold train", "act", ("job", "train")),
     ("release train", "act", ("job", "train")),
     ("priority train high", "act", ("job", "train")),
+    ("rollback train --from latest", "act", ("job", "train")),
     ("ckpt rm train 20", "act", ("job", "train")),
     ("ckpt prune train --keep 2", "act", ("job", "train")),
     ("quota scratch +1TB", "act", ("volume", "scratch")),
@@ -245,13 +251,24 @@ def test_set_and_checkpoint_deletes_are_changes_to_the_job():
 # -- the runbook section of each verb ----------------------------------------------------------
 
 SECTIONS = {
-    "queue": {"queue", "status", "restart", "requeue", "cancel", "hold", "release", "priority"},
+    "queue": {
+        "queue",
+        "status",
+        "restart",
+        "requeue",
+        "cancel",
+        "hold",
+        "release",
+        "priority",
+        "rollback",
+    },
     "health": {
         "health",
         "logs",
         "nodes",
         "perf",
         "stack",
+        "trace",
         "gpus",
         "fabric",
         "ibstat",
@@ -296,8 +313,9 @@ REFUSED_ON_OTHERS = {
     "stack",
     "cancel",
     "requeue",
+    "rollback",
 }
-ALLOWED_ON_OTHERS = {"status", "logs", "perf"}
+ALLOWED_ON_OTHERS = {"status", "logs", "perf", "trace"}
 
 
 def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
@@ -320,6 +338,7 @@ def test_the_declarations_say_which_verbs_may_touch_another_teams_job():
         "ckpt prune eval --keep 1",
         "cancel eval",
         "requeue eval",
+        "rollback eval",
     ],
 )
 def test_acting_on_another_teams_job_is_refused_with_what_to_do_instead(line):

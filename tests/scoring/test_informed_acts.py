@@ -68,7 +68,7 @@ RULES = [
     ("bad-data-shard", [("logs", "30s")], "restart llm-pretrain --from 100 --skip"),
     # restart --from latest: `status`, `logs` or `ckpt list` of that job.
     ("tutorial", [("status", "15s")], "restart tiny-train --from latest"),
-    # a restart after a hang: `logs`, `perf` or `stack` of that job.
+    # a restart after a hang: `logs`, `perf`, `stack` or `trace` of that job.
     ("silent-nfs-hang", [("perf", "30s"), ("stack", "30s")], "restart llm-pretrain"),
     # ckpt prune: `ckpt list` of that job or `df`.
     ("quota-cut", [("df", "10s"), ("ckpt list", "15s")], "ckpt prune llm-pretrain"),

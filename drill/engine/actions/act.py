@@ -191,10 +191,9 @@ def requeue(ctx: Context, call: Call) -> str:
     return ops.requeue(ctx.world, job)
 
 
-def restart(ctx: Context, call: Call) -> str:
-    job = call["job"]
-    if job.state == COMPLETED:
-        raise Reject(f"{job.name} already completed")
+def _resume_from(job, call: Call) -> int | str | None:
+    """The checkpoint `--from` names: a step that exists, `latest` (scratch when there is
+    none) or None for scratch."""
     resume: int | str | None = "latest"
     point = call.get("--from", "latest")
     if point == "scratch":
@@ -209,6 +208,14 @@ def restart(ctx: Context, call: Call) -> str:
         resume = step
     if resume == "latest" and job.checkpoints.latest() is None:
         resume = None
+    return resume
+
+
+def restart(ctx: Context, call: Call) -> str:
+    job = call["job"]
+    if job.state == COMPLETED:
+        raise Reject(f"{job.name} already completed")
+    resume = _resume_from(job, call)
     exclude = {node.name for node in call.get("--exclude", ())}
     include = {node.name for node in call.get("--include", ())}
     if exclude & include:
@@ -240,6 +247,24 @@ def restart(ctx: Context, call: Call) -> str:
     if include:
         text += f"; {', '.join(sorted(include))} no longer excluded"
     return text
+
+
+def rollback(ctx: Context, call: Call) -> str:
+    """Restart the job on the code version it ran before the last deploy."""
+    job = call["job"]
+    if job.state == COMPLETED:
+        raise Reject(f"{job.name} already completed")
+    if not job.previous_code_version:
+        now = f"it runs {job.code_version}, " if job.code_version else ""
+        raise Reject(
+            f"{job.name} has no earlier code version to go back to: {now}the only one deployed."
+            f" `restart {job.name}` runs it again"
+        )
+    resume = _resume_from(job, call)
+    new, old = job.code_version, job.previous_code_version
+    job.code_version, job.previous_code_version = old, new
+    text = ops.restart(ctx.world, job, resume_from=resume, exclude=set(), gpus=None)
+    return f"{job.name} rolled back from {new or 'the new code'} to {old}; {text}"
 
 
 def hold(ctx: Context, call: Call) -> str:

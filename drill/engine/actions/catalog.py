@@ -216,6 +216,8 @@ GPU_FAULTS = (
 NODE_FAULTS = (*GPU_FAULTS, "kill_rank")
 # Faults the ranks' timers and stacks show: a rank alive but stuck.
 HANG_FAULTS = ("hang_rank", "nfs_hang")
+# A stack dump also shows a rank waiting in a collective the others did not issue.
+STACK_FAULTS = (*HANG_FAULTS, "collective_mismatch")
 
 # The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf,
 # its InfiniBand ports, a diagnostic run on its GPUs.
@@ -225,7 +227,7 @@ CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
 # What a resume from `latest` rests on: the job's state, its log or its checkpoints.
 JOB_STATE = (By("status"), By("logs"), By("ckpt list"))
 # What tells a hang apart: the log, the ranks' timers, a stack dump.
-HANG_LOOKS = Need((By("logs"), By("perf"), By("stack")), when=When.HUNG)
+HANG_LOOKS = Need((By("logs"), By("perf"), By("stack"), By("trace")), when=When.HUNG)
 
 
 @dataclass(frozen=True)
@@ -384,7 +386,24 @@ VERBS: dict[str, Verb] = {
             diagnose.stack,
             Cost(30),
             args=(Arg("job", JOB), Arg("rank", NUMBER)),
-            shows=HANG_FAULTS,
+            shows=STACK_FAULTS,
+        ),
+        Verb(
+            "trace",
+            "the NCCL flight recorder dump: each rank's newest collective when the watchdog fired",
+            Kind.LOOK,
+            On.JOB,
+            Section.HEALTH,
+            diagnose.trace,
+            Cost(30),
+            args=(Arg("job", JOB),),
+            others_jobs=True,
+            detail="With TORCH_NCCL_TRACE_BUFFER_SIZE set, each rank keeps its last collectives"
+            " (sequence number, op type, size, state) and writes them out when its NCCL watchdog"
+            " times one out. There is no dump before that. At the same sequence number every"
+            " rank should show the same op and size; a rank whose newest entry is an earlier"
+            " one never got there.",
+            shows=("collective_mismatch",),
         ),
         Verb(
             "gpus",
@@ -682,6 +701,24 @@ VERBS: dict[str, Verb] = {
             Cost(10),
             args=(Arg("job", JOB), Arg("class", CLASS)),
             informed_by=(Need((By("status"), By("queue", Of.ANY))),),
+        ),
+        Verb(
+            "rollback",
+            "stop the job and submit it again on the code version it ran before the last deploy",
+            Kind.ACT,
+            On.JOB,
+            Section.QUEUE,
+            act.rollback,
+            Cost(30),
+            args=(Arg("job", JOB),),
+            options=(Option("--from", RESUME, what="--from step"),),
+            detail="`status JOB` shows the code version and the one before it. --from picks the"
+            " checkpoint (default latest). A fresh retry budget, as with `restart`.",
+            informed_by=(
+                Need((By("trace"), By("logs"), By("stack"))),
+                Need(CKPT_CHOICE, when=When.FROM_STEP),
+                Need(JOB_STATE, when=When.FROM_LATEST),
+            ),
         ),
         Verb(
             "ckpt rm",

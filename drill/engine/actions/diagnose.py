@@ -72,6 +72,35 @@ def perf(ctx: Context, call: Call) -> str:
     return head + "\n" + table(rows)
 
 
+# -- trace JOB ------------------------------------------------------------------------------
+
+
+def trace(ctx: Context, call: Call) -> str:
+    """The newest NCCL flight recorder dump: each rank's newest collective, one line a rank, in
+    the fields the recorder keeps (sequence number, op type, input size, state)."""
+    job = call["job"]
+    if not job.flight_dumps:
+        return (
+            f"{job.name}: no flight recorder dump. The ranks write one when the NCCL watchdog"
+            " times out a collective (TORCH_NCCL_DUMP_ON_TIMEOUT=1), and none has."
+        )
+    dump = job.flight_dumps[-1]
+    rows = [("RANK", "NODE", "SEQ", "OP", "NUMEL IN", "STATE", "LAST COMPLETED")]
+    for e in dump.entries:
+        if e.seq is None:
+            rows.append((str(e.rank), e.node, "-", "-", "-", "no dump from this rank", "-"))
+            continue
+        rows.append(
+            (str(e.rank), e.node, str(e.seq), e.op, str(e.numel), e.state, str(e.completed))
+        )
+    head = (
+        f"{job.name}: NCCL flight recorder, process group 0, written by attempt {dump.attempt}"
+        f" at {ctx.clock(dump.at)} when the watchdog timed out SeqNum={dump.seq};"
+        " each rank's newest entry"
+    )
+    return head + "\n" + table(rows)
+
+
 # -- stack JOB RANK ---------------------------------------------------------------------------
 
 _MAIN = ["    main (train.py:212)", "    <module> (train.py:230)"]
@@ -105,6 +134,20 @@ _SAVE = [
     "    main (train.py:218)",
     "    <module> (train.py:230)",
 ]
+# A rank that took another code path waits in its own collective (collective_mismatch): the
+# torch function each op type is issued by, and the new code's call site.
+_ISSUED_BY = {"BROADCAST": "broadcast", "ALLREDUCE": "all_reduce"}
+
+
+def _odd_collective(op: str) -> list[str]:
+    return [
+        f"    {_ISSUED_BY.get(op, 'all_reduce')} (torch/distributed/distributed_c10d.py:2417)",
+        "    wrapper (torch/distributed/c10d_logger.py:83)",
+        "    log_grad_norm (train.py:133)",
+        "    train_step (train.py:152)",
+    ]
+
+
 _STARTUP = [
     "    _store_based_barrier (torch/distributed/distributed_c10d.py:4462)",
     "    init_process_group (torch/distributed/distributed_c10d.py:1520)",
@@ -132,6 +175,8 @@ def stack(ctx: Context, call: Call) -> str:
         frames, state = ["    " + f for f in attempt.blocked_in[rank]], "idle"
     elif not attempt.training:
         frames, state = _STARTUP, "idle"
+    elif rank in attempt.mismatched:
+        frames, state = _odd_collective(attempt.mismatched[rank][0]) + _MAIN, "active"
     elif how == "hang":
         frames, state = _DATA_READ + _MAIN, "idle"
     elif how is not None:

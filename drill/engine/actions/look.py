@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from drill.engine.actions.context import Call, Context, in_range
+from drill.faults.version_mismatch import FLEET_DRIVER
 from drill.faults.xids import xid
 from drill.sim.jobs import FAILED, PENDING, RUNNING
+from drill.sim.torchrun import NCCL_VERSION
 from drill.values.units import format_duration
 
 
@@ -50,6 +52,22 @@ def _job_line(ctx: Context, job) -> str:
     return f"{job.name}: {job.state}{reason} {progress}".rstrip()
 
 
+def _starting_since(ctx: Context, job) -> str:
+    """A line for an attempt whose start-up has run well past its usual length (placement,
+    rendezvous, checkpoint load), and nothing else: a normal start says nothing."""
+    attempt = job.current
+    if not job.training or attempt is None or attempt.training or attempt.start is None:
+        return ""
+    cluster = ctx.world.incident.cluster
+    usual = cluster.startup + cluster.rendezvous + ctx.world.checkpoint_read_time(job)
+    if ctx.world.now - attempt.start <= usual + 60.0:
+        return ""
+    return (
+        f"  attempt {attempt.number} starting since {ctx.clock(attempt.start)}"
+        f" ({format_duration(ctx.world.now - attempt.start)}); no rank has trained a step"
+    )
+
+
 def _step_or_none(step: int | None) -> str:
     return f"step {step}" if step is not None else "none"
 
@@ -67,6 +85,12 @@ def _job_detail(ctx: Context, job) -> str:
         )
         latest = job.checkpoints.latest()
         lines.append(f"  latest checkpoint: {'step ' + str(latest.step) if latest else 'none'}")
+    if job.code_version:
+        before = f" (before it: {job.previous_code_version})" if job.previous_code_version else ""
+        lines.append(f"  code version {job.code_version}{before}")
+    stuck = _starting_since(ctx, job)
+    if stuck:
+        lines.append(stuck)
     if job.exclude:
         lines.append(f"  excluded nodes: {', '.join(sorted(job.exclude))}")
     lines.append(f"  restarts used: {job.restarts_used} of {job.max_restarts}")
@@ -185,6 +209,14 @@ def health(ctx: Context, call: Call) -> str:
             # NVIDIA: a pending remap does not stop new work; the next reset applies it.
             condition += ", row remap pending (new work runs; the next GPU reset applies it)"
         lines.append(f"  GPU {gpu.index} {gpu.bus_id}  {condition}  job {owner}")
+    if node.image_mismatch is not None:
+        # The check compares the node's software with the fleet's image, as a node validation
+        # step does before a node takes work.
+        driver, nccl = node.image_mismatch
+        lines.append(
+            f"  image: FAIL driver {driver}, NCCL {nccl}; the fleet's image has driver"
+            f" {FLEET_DRIVER}, NCCL {NCCL_VERSION}"
+        )
     recent = node.kernel_log[-6:]
     if recent:
         lines.append("  kernel log:")

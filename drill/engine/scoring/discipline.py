@@ -12,7 +12,7 @@ page in time, use hints sparingly, write down what you did.
   arriving; and the end of a look whose output showed a fault (each look's `shows` in the
   catalog: `logs` of a job once it has trained on a bad stretch of data, `ckpt verify` of the
   checkpoint that rotted, `health` or `gpus` of a node a fault struck, `fabric` of a flapping
-  leaf, `perf` or `stack` of a hung job). A fault no look shows (a full /dev/shm, a quota cut,
+  leaf, `perf` or `stack` of a hung job, `stack` or `trace` of mismatched collectives). A fault no look shows (a full /dev/shm, a quota cut,
   a filling volume) is seen through its pages. Never the moment a fault strikes unseen: a `status` at 03:00 tells nothing about
   data that went bad at 0s and shows in the loss at 03:25. A look that showed a fault counts as
   informing by itself.
@@ -294,8 +294,9 @@ def _applies(drill: Drill, need: Need, action: ActionResult, done: Effect) -> bo
 
 
 def _stops_a_hang(drill: Drill, done: Effect, time: float) -> bool:
-    """The line stops an attempt with a rank alive but stuck: hung in a collective or blocked
-    in a read, not lost with its GPU or node (a node look explains those)."""
+    """The line stops an attempt with a rank alive but stuck: hung in a collective, blocked in
+    a read, in a collective other ranks did not issue, or in start-up, not lost with its GPU or
+    node (a node look explains those)."""
     if done.touches is None or done.touches[0] != "job":
         return False
     job = drill.world.jobs.get(str(done.touches[1]))
@@ -304,7 +305,8 @@ def _stops_a_hang(drill: Drill, done: Effect, time: float) -> bool:
             continue
         if attempt.end is not None and attempt.end < time:
             continue
-        if "hang" in attempt.hung_ranks.values() or attempt.blocked_in:
+        hung = "hang" in attempt.hung_ranks.values() or attempt.blocked_in
+        if hung or attempt.mismatched or attempt.startup_hung_on:
             return True
     return False
 
