@@ -1,11 +1,10 @@
-"""Storage volumes: capacity, per-team quotas, shared bandwidth, other tenants, lagging `df`.
+"""Storage volumes: capacity, per-team quotas, shared bandwidth, other tenants.
 
 Usage is piecewise linear in time: a tenant writing at a rate adds rate x time until the volume
 is full. Instead of ticking every second, the volume settles its numbers whenever something
 changes (a write lands, a file is deleted, a tenant starts or stops) and keeps those points, so
-`df` can show the numbers as they were a while ago, the way quota accounting lags on real
-parallel file systems.
-"""
+the storage dashboard can show the numbers as they were a while ago (its `df_lag`), the way
+metrics scraped into a dashboard trail the file system. `df` and the fill monitor read now."""
 
 from __future__ import annotations
 

@@ -79,6 +79,8 @@ COSTS = [
     ([], "fabric leaf-a1", 30),
     ([], "df", 10),
     ([], "df scratch", 10),
+    ([], "lfs quota", 10),
+    ([], "lfs quota scratch", 10),
     ([], "ckpt list train", 15),
     ([], "ckpt verify train 20", 32),  # 30 s plus 98 GB read at 49 GB/s
     ([], "cordon gpu-b-1", 15),
@@ -140,7 +142,7 @@ def test_the_cost_table_covers_every_verb():
 
 
 def test_verify_without_a_volume_costs_its_base_time():
-    d = Drill(build(), 1)  # checkpoints go to the job's own disk: no read bandwidth to price
+    d = Drill(build(), 1)  # no volume modelled: no read bandwidth to price
     d.advance(600)
     result = d.act("ckpt verify train 20")
     assert result.accepted, result.output
@@ -178,6 +180,8 @@ EFFECTS = [
     ("fabric leaf-a1", "look", ("cluster", None)),
     ("df", "look", ("cluster", None)),
     ("df scratch", "look", ("volume", "scratch")),
+    ("lfs quota", "look", ("cluster", None)),
+    ("lfs quota scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
     ("ckpt verify train 20", "look", ("job", "train")),
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
@@ -260,7 +264,8 @@ SECTIONS = {
         "kill",
         "swap",
     },
-    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
+    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"}
+    | {"lfs quota"},
     "3am": {"ack", "note", "hint", "wait", "help"},
 }
 
@@ -591,7 +596,7 @@ def test_no_module_but_the_declarations_names_a_verb():
 
 
 def test_ckpt_is_declared_as_a_group_once():
-    assert catalog.GROUPS == {"ckpt": ("list", "verify", "rm", "prune")}
+    assert catalog.GROUPS == {"ckpt": ("list", "verify", "rm", "prune"), "lfs": ("quota",)}
     with pytest.raises(Reject, match=r"usage: ckpt list\|prune\|rm\|verify"):
         parse("ckpt")
 

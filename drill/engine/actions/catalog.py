@@ -444,6 +444,16 @@ VERBS: dict[str, Verb] = {
             shows=("corrupt_checkpoint",),
         ),
         Verb(
+            "lfs quota",
+            "your team's use against its quota on a volume, as the file system's quota tool shows it",
+            Kind.LOOK,
+            On.VOLUME,
+            Section.CHECKPOINT,
+            storage.lfs_quota,
+            Cost(10),
+            args=(Arg("volume", VOLUME, optional=True),),
+        ),
+        Verb(
             "cordon",
             "no new work lands on the node; running work keeps running (Kubernetes cordon)",
             Kind.ACT,
@@ -685,7 +695,7 @@ VERBS: dict[str, Verb] = {
             storage.quota,
             Cost(60),
             args=(Arg("volume", VOLUME), Arg("size", SIZE)),
-            informed_by=(Need((By("df", Of.OR_ALL),)),),
+            informed_by=(Need((By("df", Of.OR_ALL), By("lfs quota", Of.OR_ALL))),),
         ),
         Verb(
             "set",

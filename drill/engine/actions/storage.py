@@ -17,6 +17,7 @@ def incident_notes(ctx: Context) -> dict[str, str]:
     if not ctx.world.volumes:
         notes["df"] = NO_VOLUMES
         notes["quota"] = NO_VOLUMES
+        notes["lfs quota"] = NO_VOLUMES
     if not ctx.world.incident.hints:
         notes["hint"] = "this incident has no hints"
     return notes
@@ -59,23 +60,15 @@ def ckpt_prune(ctx: Context, call: Call) -> str:
 
 
 def df(ctx: Context, call: Call) -> str:
+    """`df` calls statfs: the filesystem as it is now, no lag and no quota column (quotas are
+    the file system's quota tool's business: `lfs quota`)."""
     world = ctx.world
     if not world.volumes:
         raise Reject(NO_VOLUMES)
     chosen = [call["volume"]] if call["volume"] is not None else list(world.volumes.values())
-    mine = ctx.learner_job().team
-    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%", f"TEAM {mine.upper()}")]
+    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%")]
     for volume in chosen:
-        as_of = max(0.0, world.now - volume.spec.df_lag)
-        usage = volume.seen_at(as_of)
-        used = sum(usage.values())
-        quota_text = "-"
-        if mine in volume.quotas:
-            quota_text = (
-                f"{format_size(usage.get(mine, 0.0))} of {format_size(volume.quotas[mine])} quota"
-            )
-        elif usage.get(mine):
-            quota_text = f"{format_size(usage.get(mine, 0.0))} (no quota)"
+        used = sum(volume.seen_at(world.now).values())
         rows.append(
             (
                 volume.name,
@@ -83,10 +76,35 @@ def df(ctx: Context, call: Call) -> str:
                 format_size(used),
                 format_size(max(0.0, volume.capacity - used)),
                 f"{used / volume.capacity:.0%}",
-                quota_text,
             )
         )
     return table(rows)
+
+
+def lfs_quota(ctx: Context, call: Call) -> str:
+    """The team's usage against its quota, as the file system's quota tool prints it
+    (`lfs quota -h -g TEAM /VOLUME`). Read now, like `df`: the quota accounting is the file
+    system's own. The hard limit is the quota; the game has no soft limit and no grace."""
+    world = ctx.world
+    if not world.volumes:
+        raise Reject(NO_VOLUMES)
+    team = ctx.learner_job().team
+    chosen = [call["volume"]] if call["volume"] is not None else list(world.volumes.values())
+    rows = [("Filesystem", "used", "quota", "limit", "grace")]
+    for volume in chosen:
+        used = volume.seen_at(world.now).get(team, 0.0)
+        limit = volume.quotas.get(team)
+        mark = "*" if limit is not None and used >= limit else ""
+        rows.append(
+            (
+                f"/{volume.name}",
+                f"{format_size(used)}{mark}",
+                "0",
+                format_size(limit) if limit is not None else "0",
+                "-",
+            )
+        )
+    return f"Disk quotas for group {team}:\n" + table(rows)
 
 
 def quota(ctx: Context, call: Call) -> str:
