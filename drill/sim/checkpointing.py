@@ -15,6 +15,7 @@ from drill.sim.checkpoints import CheckpointRecord
 from drill.sim.events import CheckpointEvent
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
+from drill.sim.shards import shard_count, shard_size
 from drill.sim.storage import WritePlan
 from drill.sim.torchrun import agent_failed, child_failed
 from drill.values.units import format_duration, format_size
@@ -28,6 +29,11 @@ WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write faile
 def checkpoint_size(world: World, job: Job) -> int:
     spec = job.training_spec
     return int(spec.model_params * spec.bytes_per_param)
+
+
+def checkpoint_shards(job: Job) -> int:
+    """Files a checkpoint of this job is: one a rank for a sharded job (drill/sim/shards.py)."""
+    return shard_count(job.training_spec.model_params, job.world or job.gpus)
 
 
 def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = None):
@@ -56,7 +62,20 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     if deadline is not None and world.now + duration > deadline:
         killed_at = deadline
         duration = max(0.0, deadline - world.now)
-    world.log(job, 0, f"saving checkpoint step {step} ({format_size(size)})")
+    shards = checkpoint_shards(job)
+    if shards > 1:
+        # Sharded (FSDP/ZeRO): every rank writes its own slice, all at once, each at its share
+        # of the volume's bandwidth, so the whole write takes the total over the volume's rate.
+        piece = format_size(shard_size(size, shards))
+        for rank in range(shards):
+            world.log(
+                job,
+                rank,
+                f"saving checkpoint step {step}: shard {rank} of {shards}"
+                f" ({piece}, {format_size(size)} in all)",
+            )
+    else:
+        world.log(job, 0, f"saving checkpoint step {step} ({format_size(size)})")
     if volume:
         volume.writers += 1
     started = world.now
@@ -95,10 +114,17 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
             size,
             poisoned_from=attempt.poisoned_from,
             data_next=attempt.data_next,
+            shards=shards,
         )
     )
     apply_retention(world, job)
-    world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
+    took = format_duration(world.now - started)
+    if shards > 1:
+        world.log(
+            job, 0, f"checkpoint step {step} saved: {shards} shards and the manifest in {took}"
+        )
+    else:
+        world.log(job, 0, f"checkpoint step {step} saved in {took}")
     world.emit(
         CheckpointEvent(world.now, job.name, f"{job.name} checkpoint step {step} saved", step=step)
     )
@@ -151,7 +177,16 @@ def _torn_or_lost(
     partial = int(size * fraction)
     if volume:
         volume.add(world.now, job.team, partial)
-    job.checkpoints.add(CheckpointRecord(step, world.now, partial, condition="torn"))
+    job.checkpoints.add(
+        CheckpointRecord(
+            step,
+            world.now,
+            partial,
+            condition="torn",
+            shards=checkpoint_shards(job),
+            planned=size,
+        )
+    )
     world.emit(
         CheckpointEvent(
             world.now,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from drill.sim.events import JobLogLine
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Job
+from drill.sim.shards import is_sharded, watchdog_op
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
     SIGABRT,
@@ -183,10 +184,11 @@ class Failures:
             world.log(job, None, agent_failed(local, pid, 1))
             world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
             return
+        op = watchdog_op(is_sharded(job.training_spec.model_params), seq, job.world)
         for rank in survivors:
-            for line in watchdog_lines(rank, seq, ms):
+            for line in watchdog_lines(rank, seq, ms, op):
                 world.log(job, rank, line)
-        error = watchdog_lines(reporter, seq, ms)[0]
+        error = watchdog_lines(reporter, seq, ms, op)[0]
         world.log(job, None, agent_failed(local, pid, SIGABRT))
         world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
 

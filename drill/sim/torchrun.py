@@ -52,12 +52,20 @@ def collective_seq(step: int) -> int:
     return step * COLLECTIVES_PER_STEP
 
 
-def watchdog_lines(rank: int, seq: int, timeout_ms: int) -> list[str]:
-    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts."""
+# A data-parallel gradient bucket: the collective and its NumelIn and NumelOut.
+ALLREDUCE_BUCKET = ("ALLREDUCE", 8388608, 8388608)
+
+
+def watchdog_lines(
+    rank: int, seq: int, timeout_ms: int, op: tuple[str, int, int] = ALLREDUCE_BUCKET
+) -> list[str]:
+    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts.
+    `op` is the collective it waits in (sharded jobs: drill/sim/shards.watchdog_op)."""
     tag = f"[rank{rank}]:[E ProcessGroupNCCL.cpp]"
+    name, numel_in, numel_out = op
     return [
         f"{tag} [Rank {rank}] Watchdog caught collective operation timeout:"
-        f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=8388608, NumelOut=8388608,"
+        f" WorkNCCL(SeqNum={seq}, OpType={name}, NumelIn={numel_in}, NumelOut={numel_out},"
         f" Timeout(ms)={timeout_ms}) ran for {timeout_ms + 17} milliseconds before timing out.",
         f"{tag} [PG 0 Rank {rank}] Timeout at NCCL work: {seq}, last enqueued NCCL work: {seq},"
         f" last completed NCCL work: {seq - 1}.",

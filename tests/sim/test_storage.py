@@ -205,11 +205,26 @@ def test_a_failed_non_atomic_write_leaves_a_torn_file_and_latest_points_at_it():
     torn = [r for r in catalog.live() if r.condition == "torn"]
     assert torn and catalog.latest_step == torn[-1].step
     # The retry resumes from `latest` and fails the way torch fails on a cut-short zip.
-    texts = " ".join(e.text for e in d.world.timeline)
-    assert "failed to load checkpoint" in texts
     assert d.learner_job.state == "failed"
     verdict = d.act(f"ckpt verify train {torn[-1].step}").output
     assert "FAILED" in verdict
+
+
+def test_a_torn_load_fails_through_torchruns_child_failed_error():
+    """Audit row 30: the load fails the way every other rank error does: rank 0 logs torch's
+    RuntimeError, and the attempt ends with torchrun's ChildFailedError quoting it."""
+    d = night_with_full_disk(atomic=False)
+    loads = [a.why for a in d.learner_job.attempts if "PytorchStreamReader" in a.why]
+    assert loads, [a.why for a in d.learner_job.attempts]
+    raised = (
+        "[rank0]: RuntimeError: PytorchStreamReader failed reading zip archive:"
+        " failed finding central directory"
+    )
+    for why in loads:
+        assert why.startswith("ChildFailedError: train.py FAILED. Root Cause") and why.endswith(
+            raised
+        ), why
+    assert any(line.text == raised for line in d.learner_job.log.lines)
 
 
 def test_retention_keeps_the_newest_k():

@@ -7,6 +7,7 @@ from drill.engine.actions.errors import Reject
 from drill.engine.actions.look import table
 from drill.engine.actions.settings import SETTINGS, plan_refusal
 from drill.sim.checkpointing import checkpoint_size
+from drill.sim.shards import verify_report
 from drill.sim.storage_events import request_quota
 from drill.values.units import format_size
 
@@ -35,9 +36,21 @@ def ckpt_verify(ctx: Context, call: Call) -> str:
         raise _no_checkpoint(ctx, job, step)
     ok, reason = ctx.world.verify_checkpoint(job, record)
     record.verified = ok
+    files = "every shard" if record.shards > 1 else "the file"
     if ok:
-        return f"{job.name} step {step}: sha256 matches the manifest"
-    return f"{job.name} step {step}: FAILED: {reason}"
+        return f"{job.name} step {step}: {files}: size and sha256 match the manifest"
+    # What a checksum tool prints: each file whose size or sha256 differs from the manifest,
+    # never a guess at why. The sim knows what reached the disk; the backend (the replica's
+    # real sha256, or the sim's record) decides that it failed.
+    report = verify_report(
+        record.planned or record.size, record.size, record.shards, record.condition, step
+    )
+    if not report:
+        return f"{job.name} step {step}: FAILED: {reason}"
+    bad = f"{len(report)} of {record.shards}" if record.shards > 1 else "1 of 1"
+    lines = [f"{job.name} step {step}: FAILED: {bad} files do not match the manifest"]
+    lines += [f"  {line}" for line in report]
+    return "\n".join(lines)
 
 
 def ckpt_rm(ctx: Context, call: Call) -> str:
