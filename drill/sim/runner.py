@@ -54,7 +54,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     )
     setup = cluster.startup + cluster.rendezvous
     if resume is not None:
-        setup += world.checkpoint_read_time(job)
+        read = world.checkpoint_read_time(job)
+        setup += read
+        volume = world.volumes.get(job.checkpoint_policy.volume or "")
+        if volume is not None:
+            volume.client_read(read)  # every rank reads its shard back at once
     yield env.timeout(setup)
     if attempt.ended:
         return

@@ -38,6 +38,9 @@ class Volume:
     writers: int = 0  # checkpoint writes in flight, sharing the bandwidth
     # A slow disk shelf, by cause (a fault's id): the worst one sets the pace.
     slowdowns: dict[str, float] = field(default_factory=dict)
+    # A slow shelf rebuilds while clients use it: a full checkpoint read (a restart of every
+    # rank) competes with the rebuild and pushes its end out by as long as the read took.
+    rebuild_delay: dict[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -149,6 +152,12 @@ class Volume:
 
     def read_time(self, size: float) -> float:
         return size * self.slowdown / self.spec.read_bandwidth
+
+    def client_read(self, seconds: float) -> None:
+        """Clients read for `seconds` (a restart loading its checkpoint): a shelf that is
+        rebuilding gives up that long of its rebuild to them."""
+        for cause in self.slowdowns:
+            self.rebuild_delay[cause] = self.rebuild_delay.get(cause, 0.0) + seconds
 
 
 def build_volumes(specs: list[VolumeSpec]) -> dict[str, Volume]:
