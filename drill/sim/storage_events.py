@@ -44,7 +44,9 @@ def _monitor(world: World, volume: Volume):
         free = max(0.0, volume.capacity - used)
         for threshold, severity in FILL_ALERTS:
             if share >= threshold and threshold not in fired:
-                fired.add(threshold)
+                # A critical page covers the warning below it: the volume does not page again,
+                # downgraded, at the next sample while it stays full.
+                fired.update(t for t, _ in FILL_ALERTS if t <= threshold)
                 world.alert(
                     severity,
                     volume.name,

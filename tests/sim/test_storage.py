@@ -300,3 +300,24 @@ def test_sizes_and_rates_are_parsed_strictly():
                 "write_bandwidth": "1GB/s",
             }
         )
+
+
+def test_a_volume_that_stays_full_pages_once_not_again_downgraded():
+    """Audit row 25's second half: after the critical page, the next sample must not page the
+    same "100% full" again as a warning."""
+    incident = build(
+        jobs=[job_spec("train", yours=True, checkpoint={"every": 20, "volume": "scratch"})],
+        storage=[
+            {
+                "name": "scratch",
+                "capacity": "100TB",
+                "used": "99TB",
+                "read_bandwidth": "10GB/s",
+                "write_bandwidth": "10GB/s",
+            }
+        ],
+    )
+    d = Drill(incident, 1)
+    d.advance(3600)
+    pages = [(a.severity, a.text) for a in d.world.pager.alerts if a.source == "scratch"]
+    assert [severity for severity, _ in pages] == ["critical"], pages
