@@ -409,7 +409,7 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "df",
-            "storage volumes: used, capacity, quota",
+            "storage volumes: size, used, available, as the file system reports them now",
             Kind.LOOK,
             On.VOLUME,
             Section.CHECKPOINT,
