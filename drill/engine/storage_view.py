@@ -2,7 +2,8 @@
 as `ckpt list` reports them. Plain data, read-only: it never settles a volume or touches a file,
 so looking at it cannot change the night.
 
-Like `df`, usage is shown as of the volume's reporting lag; like `ckpt list`, a checkpoint shows
+Unlike `df` (statfs, now), a dashboard shows usage as of the volume's `df_lag`, the age of the
+metrics it is drawn from, and says so ("as of HH:MM"); like `ckpt list`, a checkpoint shows
 whether anyone has verified it, never its physical condition.
 """
 
@@ -22,7 +23,7 @@ class VolumeView:
     used: float  # everyone's usage, as of `as_of`
     team_used: float  # the learner's team's usage, as of `as_of`
     quota: float | None  # the learner's team's quota here, if it has one
-    as_of: float  # sim time the numbers describe (now minus the reporting lag)
+    as_of: float  # sim time the numbers describe (now minus the dashboard's `df_lag`)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,9 @@
 """quota_cut: the storage team lowers a team's quota on a volume (a cleanup, a reallocation).
 
 Signals: none at the moment it happens unless `notice` is set (an info page from the storage
-team, as a ticket or a mail would say it); `df` shows the team's use against the new quota; the
-next checkpoint write that passes it fails (torch's writer error, the same words as a full
-volume) and the job fails with it; `df` shows the team at its quota. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
+team, as a ticket or a mail would say it); `lfs quota` shows the team's use against the new
+quota; the next checkpoint write that passes it fails (torch's writer error, the same words as a
+full volume) and the job fails with it; `lfs quota` shows the team at its quota. The volume itself still has room. `quota VOLUME +SIZE` asks for more, answered as
 the volume's `quota_requests` says.
 """
 

@@ -190,6 +190,8 @@ class FaultVolume(Protocol):
     def quotas(self) -> dict[str, int]: ...  # team -> bytes
     @property
     def slowdowns(self) -> dict[str, float]: ...  # cause -> factor
+    @property
+    def rebuild_delay(self) -> dict[str, float]: ...  # cause -> seconds client reads added
 
     def add_rate(self, now: float, team: str, rate: float) -> None: ...
 

@@ -265,7 +265,9 @@ class Volume(Strict):
         Rate, rates(1e6, 1e14, "at 0 a checkpoint write would never end")
     ] = Field(description="shared by everyone writing, like 5GB/s (1MB/s to 100TB/s)")
     df_lag: Annotated[Duration, seconds(0, HOUR, "numbers older than 1h are no numbers")] = Field(
-        0.0, description="how stale the numbers `df` shows are, 0s to 1h"
+        0.0,
+        description="how stale the storage dashboard's numbers are (the TUI storage panel, marked"
+        " 'as of'), 0s to 1h; `df` and the fill monitor read the volume now",
     )
     tenants: list[Tenant] = Field(
         default_factory=list,

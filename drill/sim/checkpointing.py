@@ -15,19 +15,34 @@ from drill.sim.checkpoints import CheckpointRecord
 from drill.sim.events import CheckpointEvent
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
+from drill.sim.shards import shard_count, shard_size
 from drill.sim.storage import WritePlan
-from drill.sim.torchrun import agent_failed, child_failed
+from drill.sim.torchrun import (
+    SIGABRT,
+    agent_failed,
+    child_failed,
+    collective_seq,
+    watchdog_lines,
+)
 from drill.values.units import format_duration, format_size
 
 if TYPE_CHECKING:
     from drill.sim.world_view import SimWorld as World
 
 WRITER_ERROR = "PytorchStreamWriter failed writing file data/0: file write failed"
+# The barrier ranks wait in after a save: dist.barrier() on NCCL is a one-element all-reduce.
+BARRIER = ("ALLREDUCE", 1, 1)
+SLOW_SHELF_EVERY = 4  # one rank's shard in four sits on a slow shelf
 
 
 def checkpoint_size(world: World, job: Job) -> int:
     spec = job.training_spec
     return int(spec.model_params * spec.bytes_per_param)
+
+
+def checkpoint_shards(job: Job) -> int:
+    """Files a checkpoint of this job is: one a rank for a sharded job (drill/sim/shards.py)."""
+    return shard_count(job.training_spec.model_params, job.world or job.gpus)
 
 
 def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = None):
@@ -56,7 +71,23 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     if deadline is not None and world.now + duration > deadline:
         killed_at = deadline
         duration = max(0.0, deadline - world.now)
-    world.log(job, 0, f"saving checkpoint step {step} ({format_size(size)})")
+    shards = checkpoint_shards(job)
+    if shards > 1:
+        # Sharded (FSDP/ZeRO): every rank writes its own slice, all at once, each at its share
+        # of the volume's bandwidth, so the whole write takes the total over the volume's rate.
+        piece = format_size(shard_size(size, shards))
+        for rank in range(shards):
+            world.log(
+                job,
+                rank,
+                f"saving checkpoint step {step}: shard {rank} of {shards}"
+                f" ({piece}, {format_size(size)} in all)",
+            )
+    else:
+        world.log(job, 0, f"saving checkpoint step {step} ({format_size(size)})")
+    barrier = _barrier_timeout(job, volume, plan, shards) if killed_at is None else None
+    if barrier is not None:
+        duration = barrier
     if volume:
         volume.writers += 1
     started = world.now
@@ -70,6 +101,9 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
     if killed_at is not None:
         written = plan.fraction * (world.now - started) / plan.duration if plan.duration else 0.0
         _torn_or_lost(world, job, step, size, written, "killed by SIGKILL during the write")
+        return False
+    if barrier is not None:
+        _barrier_failed(world, job, step, size, shards, barrier / plan.duration)
         return False
     if plan.fails:
         # torch prints its writer's words only: no errno, so a full volume and a spent quota
@@ -95,14 +129,59 @@ def write(world: World, job: Job, attempt: Attempt, *, deadline: float | None = 
             size,
             poisoned_from=attempt.poisoned_from,
             data_next=attempt.data_next,
+            shards=shards,
         )
     )
     apply_retention(world, job)
-    world.log(job, 0, f"checkpoint step {step} saved in {format_duration(world.now - started)}")
+    took = format_duration(world.now - started)
+    if shards > 1:
+        world.log(
+            job, 0, f"checkpoint step {step} saved: {shards} shards and the manifest in {took}"
+        )
+    else:
+        world.log(job, 0, f"checkpoint step {step} saved in {took}")
     world.emit(
         CheckpointEvent(world.now, job.name, f"{job.name} checkpoint step {step} saved", step=step)
     )
     return True
+
+
+def _slow_ranks(shards: int) -> list[int]:
+    """The ranks whose shards land on a slow shelf: a file system stripes files over its
+    disks, so a quarter of them, spread over both nodes."""
+    return [rank for rank in range(shards) if rank % SLOW_SHELF_EVERY == SLOW_SHELF_EVERY - 1]
+
+
+def _barrier_timeout(job: Job, volume, plan: WritePlan, shards: int) -> float | None:
+    """When a sharded save on a slowed volume dies in the barrier after it: the ranks whose
+    shards sit on healthy disks finish at the volume's normal pace and wait for the others in
+    a barrier (a one-element all-reduce). Past the collective timeout, their NCCL watchdog
+    takes the job down. Returns the seconds into the write when that happens, or None."""
+    if shards <= 1 or volume is None or volume.slowdown <= 1.0 or plan.fails:
+        return None
+    healthy = plan.duration / volume.slowdown
+    if plan.duration - healthy <= job.collective_timeout:
+        return None
+    return healthy + job.collective_timeout
+
+
+def _barrier_failed(
+    world: World, job: Job, step: int, size: int, shards: int, slow_fraction: float
+) -> None:
+    slow = _slow_ranks(shards)
+    written = (shards - len(slow) + len(slow) * slow_fraction) / shards
+    _torn_or_lost(world, job, step, size, written, "the NCCL watchdog stopped the job in the save")
+    ms = int(job.collective_timeout * 1000)
+    seq = collective_seq(job.step) + 1  # the barrier after the save
+    waiting = [rank for rank in range(shards) if rank not in slow]
+    for rank in waiting:
+        for line in watchdog_lines(rank, seq, ms, BARRIER):
+            world.log(job, rank, line)
+    reporter = waiting[0]
+    node, local, pid = rank_place(world, job, reporter)
+    world.log(job, None, agent_failed(local, pid, SIGABRT))
+    error = watchdog_lines(reporter, seq, ms, BARRIER)[0]
+    world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
 
 
 @dataclass
@@ -151,7 +230,16 @@ def _torn_or_lost(
     partial = int(size * fraction)
     if volume:
         volume.add(world.now, job.team, partial)
-    job.checkpoints.add(CheckpointRecord(step, world.now, partial, condition="torn"))
+    job.checkpoints.add(
+        CheckpointRecord(
+            step,
+            world.now,
+            partial,
+            condition="torn",
+            shards=checkpoint_shards(job),
+            planned=size,
+        )
+    )
     world.emit(
         CheckpointEvent(
             world.now,

@@ -22,6 +22,8 @@ class CheckpointRecord:
     # The step of an undisturbed run whose data the next step reads (moves past skips): what
     # the replica's data cursor holds, counted for the `sim` backend. None: one per step.
     data_next: int | None = None
+    shards: int = 1  # files it was written as: one a rank for a sharded job
+    planned: int = 0  # bytes the manifest lists (size is what reached the disk); 0: size
 
     def to_json(self) -> dict:
         return {

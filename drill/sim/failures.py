@@ -16,6 +16,7 @@ from drill.faults.version_mismatch import FLEET_DRIVER
 from drill.sim import flight_recorder
 from drill.sim.events import JobLogLine
 from drill.sim.jobs import FAILED, NODE_FAIL, RUNNING, Attempt, Job
+from drill.sim.shards import is_sharded, watchdog_op
 from drill.sim.torchrun import (
     IB_RETRY_WINDOW,
     NCCL_VERSION,
@@ -190,19 +191,24 @@ class Failures:
             world.log(job, None, agent_failed(local, pid, 1))
             world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
             return
+        op = watchdog_op(is_sharded(job.training_spec.model_params), seq, job.world)
         for rank in survivors:
-            for line in watchdog_lines(rank, seq, ms, *self._collective(attempt, rank)):
+            for line in watchdog_lines(rank, seq, ms, self._collective(attempt, rank, op)):
                 world.log(job, rank, line)
         job.flight_dumps.append(
             flight_recorder.dump(world.now, job, attempt, seq, lambda r: self._where(job, r)[0])
         )
-        error = watchdog_lines(reporter, seq, ms, *self._collective(attempt, reporter))[0]
+        error = watchdog_lines(reporter, seq, ms, self._collective(attempt, reporter, op))[0]
         world.log(job, None, agent_failed(local, pid, SIGABRT))
         world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, SIGABRT, error))
 
-    def _collective(self, attempt, rank: int) -> tuple[str, int]:
-        """The collective a rank waits in: the gradient all-reduce, or its own (a mismatch)."""
-        return attempt.mismatched.get(rank, (flight_recorder.GRAD_OP, flight_recorder.GRAD_NUMEL))
+    def _collective(self, attempt, rank: int, usual: tuple[str, int, int]) -> tuple[str, int, int]:
+        """The collective a rank waits in: the job's usual one, or its own (a mismatch)."""
+        mismatched = attempt.mismatched.get(rank)
+        if mismatched is None:
+            return usual
+        op, numel = mismatched
+        return op, numel, numel
 
     def _where(self, job: Job, rank: int) -> tuple[str, int, int]:
         """A rank's node, local rank and pid (one process per GPU)."""

@@ -15,7 +15,7 @@ from drill.sim.events import TRAINING, JobStateChanged, StepTaken
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
 from drill.sim.logs import STEP_LOG_EVERY
-from drill.sim.torchrun import child_failed
+from drill.sim.torchrun import agent_failed, child_failed
 
 if TYPE_CHECKING:
     from drill.sim.world_view import SimWorld as World
@@ -32,6 +32,16 @@ def failed_at_startup(world: World, job: Job, rank: int, text: str) -> str:
     return child_failed(node, rank, local, pid, 1, text)
 
 
+def _failed_load(world: World, job: Job, error: str) -> None:
+    """Rank 0 raised while loading the checkpoint: its log has the RuntimeError, the agent sees
+    it exit 1, and torchrun's ChildFailedError is the failure, as for any other rank error."""
+    text = f"[rank0]: RuntimeError: {error}"
+    world.log(job, 0, text)
+    node, local, pid = rank_place(world, job, 0)
+    world.log(job, None, agent_failed(local, pid, 1))
+    world.end_attempt(job, FAILED, child_failed(node, 0, local, pid, 1, text))
+
+
 def training_attempt(world: World, job: Job, attempt: Attempt):
     env = world.env
     catalog = job.checkpoints
@@ -44,7 +54,11 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     )
     setup = cluster.startup + cluster.rendezvous
     if resume is not None:
-        setup += world.checkpoint_read_time(job)
+        read = world.checkpoint_read_time(job)
+        setup += read
+        volume = world.volumes.get(job.checkpoint_policy.volume or "")
+        if volume is not None:
+            volume.client_read(read)  # every rank reads its shard back at once
     yield env.timeout(setup)
     if attempt.ended:
         return
@@ -77,9 +91,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
     if resume is not None and record is None:
         # The catalog is what exists on disk, for every backend: a step deleted while the
         # restart was queued is gone, whether or not a real replica is behind the job.
-        text = f"[rank 0] failed to load checkpoint step {resume}: no such checkpoint"
-        world.log(job, 0, text)
-        world.end_attempt(job, FAILED, text)
+        _failed_load(world, job, f"failed to load checkpoint step {resume}: no such checkpoint")
         return
     outcome = world.training.start(
         job.name,
@@ -89,10 +101,8 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         verify=job.checkpoint_policy.verify_on_resume,
     )
     if not outcome.ok:
-        text = f"[rank 0] failed to load checkpoint step {resume}: {outcome.message}"
-        world.log(job, 0, text)
         attempt.failed_load = True
-        world.end_attempt(job, FAILED, text)
+        _failed_load(world, job, outcome.message)
         return
     for first, last in job.data_skips:
         world.training.skip_data(job.name, first, last)

@@ -1,11 +1,10 @@
-"""Storage volumes: capacity, per-team quotas, shared bandwidth, other tenants, lagging `df`.
+"""Storage volumes: capacity, per-team quotas, shared bandwidth, other tenants.
 
 Usage is piecewise linear in time: a tenant writing at a rate adds rate x time until the volume
 is full. Instead of ticking every second, the volume settles its numbers whenever something
 changes (a write lands, a file is deleted, a tenant starts or stops) and keeps those points, so
-`df` can show the numbers as they were a while ago, the way quota accounting lags on real
-parallel file systems.
-"""
+the storage dashboard can show the numbers as they were a while ago (its `df_lag`), the way
+metrics scraped into a dashboard trail the file system. `df` and the fill monitor read now."""
 
 from __future__ import annotations
 
@@ -39,6 +38,9 @@ class Volume:
     writers: int = 0  # checkpoint writes in flight, sharing the bandwidth
     # A slow disk shelf, by cause (a fault's id): the worst one sets the pace.
     slowdowns: dict[str, float] = field(default_factory=dict)
+    # A slow shelf rebuilds while clients use it: a full checkpoint read (a restart of every
+    # rank) competes with the rebuild and pushes its end out by as long as the read took.
+    rebuild_delay: dict[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -150,6 +152,12 @@ class Volume:
 
     def read_time(self, size: float) -> float:
         return size * self.slowdown / self.spec.read_bandwidth
+
+    def client_read(self, seconds: float) -> None:
+        """Clients read for `seconds` (a restart loading its checkpoint): a shelf that is
+        rebuilding gives up that long of its rebuild to them."""
+        for cause in self.slowdowns:
+            self.rebuild_delay[cause] = self.rebuild_delay.get(cause, 0.0) + seconds
 
 
 def build_volumes(specs: list[VolumeSpec]) -> dict[str, Volume]:

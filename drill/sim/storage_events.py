@@ -36,14 +36,17 @@ def _monitor(world: World, volume: Volume):
     while True:
         yield world.env.timeout(MONITOR_INTERVAL)
         volume.settle(world.now)
-        # The exporter reads the same usage accounting that `df` reads, with the same lag,
-        # so the page and `df` agree on how full the volume is.
-        used = sum(volume.seen_at(max(0.0, world.now - volume.spec.df_lag)).values())
+        # The exporter calls statfs as `df` does, at each sample: the page and a `df` run at
+        # the same moment agree, and a volume emptied before a sample pages no more. Only the
+        # storage dashboard (the TUI panel) shows numbers `df_lag` old.
+        used = sum(volume.seen_at(world.now).values())
         share = used / volume.capacity if volume.capacity else 0.0
         free = max(0.0, volume.capacity - used)
         for threshold, severity in FILL_ALERTS:
             if share >= threshold and threshold not in fired:
-                fired.add(threshold)
+                # A critical page covers the warning below it: the volume does not page again,
+                # downgraded, at the next sample while it stays full.
+                fired.update(t for t, _ in FILL_ALERTS if t <= threshold)
                 world.alert(
                     severity,
                     volume.name,

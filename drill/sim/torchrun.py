@@ -52,15 +52,21 @@ def collective_seq(step: int) -> int:
     return step * COLLECTIVES_PER_STEP
 
 
+# A data-parallel gradient bucket: the collective and its NumelIn and NumelOut.
+ALLREDUCE_BUCKET = ("ALLREDUCE", 8388608, 8388608)
+
+
 def watchdog_lines(
-    rank: int, seq: int, timeout_ms: int, op: str = "ALLREDUCE", numel: int = 8388608
+    rank: int, seq: int, timeout_ms: int, op: tuple[str, int, int] = ALLREDUCE_BUCKET
 ) -> list[str]:
-    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts: the
-    gradient all-reduce, unless the rank issued another collective there (a mismatch)."""
+    """What a rank's NCCL watchdog logs when collective `seq` times out, before it aborts.
+    `op` is the collective it waits in (sharded jobs: drill/sim/shards.watchdog_op; a rank on
+    another code path: its own, drill/sim/failures.Failures._collective)."""
     tag = f"[rank{rank}]:[E ProcessGroupNCCL.cpp]"
+    name, numel_in, numel_out = op
     return [
         f"{tag} [Rank {rank}] Watchdog caught collective operation timeout:"
-        f" WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn={numel}, NumelOut={numel},"
+        f" WorkNCCL(SeqNum={seq}, OpType={name}, NumelIn={numel_in}, NumelOut={numel_out},"
         f" Timeout(ms)={timeout_ms}) ran for {timeout_ms + 17} milliseconds before timing out.",
         f"{tag} [PG 0 Rank {rank}] Timeout at NCCL work: {seq}, last enqueued NCCL work: {seq},"
         f" last completed NCCL work: {seq - 1}.",

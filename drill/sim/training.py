@@ -77,7 +77,7 @@ class CountingTraining:
         if condition == "ok":
             return True, ""
         if condition == "torn":
-            return False, "file is shorter than the manifest says (torn write)"
+            return False, "size does not match the manifest"
         return False, "sha256 does not match the manifest"
 
     def remove(self, job: str, step: int) -> None:

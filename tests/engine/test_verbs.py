@@ -83,6 +83,8 @@ COSTS = [
     ([], "ibstat gpu-a-1", 20),
     ([], "df", 10),
     ([], "df scratch", 10),
+    ([], "lfs quota", 10),
+    ([], "lfs quota scratch", 10),
     ([], "ckpt list train", 15),
     ([], "ckpt verify train 20", 32),  # 30 s plus 98 GB read at 49 GB/s
     ([], "diag gpu-b-4", 240),  # the three-minute Diagnostic test, plus starting and reading it
@@ -146,7 +148,7 @@ def test_the_cost_table_covers_every_verb():
 
 
 def test_verify_without_a_volume_costs_its_base_time():
-    d = Drill(build(), 1)  # checkpoints go to the job's own disk: no read bandwidth to price
+    d = Drill(build(), 1)  # no volume modelled: no read bandwidth to price
     d.advance(600)
     result = d.act("ckpt verify train 20")
     assert result.accepted, result.output
@@ -186,6 +188,8 @@ EFFECTS = [
     ("ibstat gpu-a-1", "look", ("node", "gpu-a-1")),
     ("df", "look", ("cluster", None)),
     ("df scratch", "look", ("volume", "scratch")),
+    ("lfs quota", "look", ("cluster", None)),
+    ("lfs quota scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
     ("ckpt verify train 20", "look", ("job", "train")),
     ("diag gpu-b-4", "look", ("node", "gpu-b-4")),
@@ -283,7 +287,8 @@ SECTIONS = {
         "kill",
         "swap",
     },
-    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"},
+    "checkpoint": {"ckpt list", "ckpt verify", "ckpt rm", "ckpt prune", "set", "df", "quota"}
+    | {"lfs quota"},
     "3am": {"ack", "note", "hint", "wait", "help"},
 }
 
@@ -616,7 +621,7 @@ def test_no_module_but_the_declarations_names_a_verb():
 
 
 def test_ckpt_is_declared_as_a_group_once():
-    assert catalog.GROUPS == {"ckpt": ("list", "verify", "rm", "prune")}
+    assert catalog.GROUPS == {"ckpt": ("list", "verify", "rm", "prune"), "lfs": ("quota",)}
     with pytest.raises(Reject, match=r"usage: ckpt list\|prune\|rm\|verify"):
         parse("ckpt")
 

@@ -10,7 +10,7 @@ from drill.engine.scoring.par import step_clock
 from drill.engine.scoring.score import _why_bad_checkpoints
 from tests.scoring.nights import incident
 
-LOAD_FAILED = "failed to load checkpoint"
+LOAD_FAILED = "PytorchStreamReader failed reading zip archive"
 
 
 def _night(lines: list[str] | None = None) -> Drill:

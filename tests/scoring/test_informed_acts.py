@@ -110,8 +110,12 @@ def test_a_quota_request_is_informed_by_df():
     looked = [f"{start} ack all", "+0s df ckpt", "+0s quota ckpt +1TB"]
     [line] = _outcome("quota-cut", 1, blind).uninformed_lines
     assert line.startswith("quota ckpt +1TB at ")
-    assert line.endswith(": `df` of ckpt or of everything would have counted")
+    assert line.endswith(
+        ": `df` of ckpt or of everything or `lfs quota` of ckpt or of everything would have counted"
+    )
     assert _outcome("quota-cut", 1, looked).uninformed_changes == 0
+    quota_look = [f"{start} ack all", "+0s lfs quota ckpt", "+0s quota ckpt +1TB"]
+    assert _outcome("quota-cut", 1, quota_look).uninformed_changes == 0
 
 
 def test_a_status_does_not_cover_deleting_checkpoints():

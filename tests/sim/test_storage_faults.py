@@ -109,7 +109,11 @@ def test_a_quota_cut_fails_the_next_write_with_edquot_while_the_volume_has_room(
     assert any("Disk quota exceeded" in text for text in write_failures(d))
     assert d.world.volumes["scratch"].free() > 9e12
     assert not [a for a in d.world.pager.alerts if a.source == "storage-team"], "no notice"
-    assert "196.0GB of 250.0GB quota" in d.act("df scratch").output
+    assert d.act("lfs quota scratch").output.splitlines()[2].split()[1:4] == [
+        "196.0GB",
+        "0",
+        "250.0GB",
+    ]
 
 
 def test_a_quota_cut_with_notice_pages_from_the_storage_team():

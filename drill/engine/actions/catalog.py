@@ -443,7 +443,7 @@ VERBS: dict[str, Verb] = {
         ),
         Verb(
             "df",
-            "storage volumes: used, capacity, quota",
+            "storage volumes: size, used, available, as the file system reports them now",
             Kind.LOOK,
             On.VOLUME,
             Section.CHECKPOINT,
@@ -491,6 +491,16 @@ VERBS: dict[str, Verb] = {
             " show nothing. It loads every GPU of the node, so it is refused while work runs"
             " there.",
             shows=("gpu_sdc",),
+        ),
+        Verb(
+            "lfs quota",
+            "your team's use against its quota on a volume, as the file system's quota tool shows it",
+            Kind.LOOK,
+            On.VOLUME,
+            Section.CHECKPOINT,
+            storage.lfs_quota,
+            Cost(10),
+            args=(Arg("volume", VOLUME, optional=True),),
         ),
         Verb(
             "cordon",
@@ -752,7 +762,7 @@ VERBS: dict[str, Verb] = {
             storage.quota,
             Cost(60),
             args=(Arg("volume", VOLUME), Arg("size", SIZE)),
-            informed_by=(Need((By("df", Of.OR_ALL),)),),
+            informed_by=(Need((By("df", Of.OR_ALL), By("lfs quota", Of.OR_ALL))),),
         ),
         Verb(
             "set",

@@ -14,7 +14,12 @@ if TYPE_CHECKING:
     from drill.sim.storage import Volume
     from drill.sim.world import World
 
-NO_VOLUMES = "this incident models no storage volumes; checkpoints go to the job's own disk"
+# Without volumes the checkpoints still sit on shared storage every node mounts (a restart on
+# other nodes reads them); only its space and speed are left out of the night.
+NO_VOLUMES = (
+    "this incident models no storage volumes; checkpoints go to shared storage that every node"
+    " reads, and its space and speed are not part of this night"
+)
 
 
 def submitted(job: Job) -> bool:

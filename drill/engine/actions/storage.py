@@ -7,6 +7,7 @@ from drill.engine.actions.errors import Reject
 from drill.engine.actions.look import table
 from drill.engine.actions.settings import SETTINGS, plan_refusal
 from drill.sim.checkpointing import checkpoint_size
+from drill.sim.shards import verify_report
 from drill.sim.storage_events import request_quota
 from drill.values.units import format_size
 
@@ -17,6 +18,7 @@ def incident_notes(ctx: Context) -> dict[str, str]:
     if not ctx.world.volumes:
         notes["df"] = NO_VOLUMES
         notes["quota"] = NO_VOLUMES
+        notes["lfs quota"] = NO_VOLUMES
     if not ctx.world.incident.hints:
         notes["hint"] = "this incident has no hints"
     return notes
@@ -34,9 +36,21 @@ def ckpt_verify(ctx: Context, call: Call) -> str:
         raise _no_checkpoint(ctx, job, step)
     ok, reason = ctx.world.verify_checkpoint(job, record)
     record.verified = ok
+    files = "every shard" if record.shards > 1 else "the file"
     if ok:
-        return f"{job.name} step {step}: sha256 matches the manifest"
-    return f"{job.name} step {step}: FAILED: {reason}"
+        return f"{job.name} step {step}: {files}: size and sha256 match the manifest"
+    # What a checksum tool prints: each file whose size or sha256 differs from the manifest,
+    # never a guess at why. The sim knows what reached the disk; the backend (the replica's
+    # real sha256, or the sim's record) decides that it failed.
+    report = verify_report(
+        record.planned or record.size, record.size, record.shards, record.condition, step
+    )
+    if not report:
+        return f"{job.name} step {step}: FAILED: {reason}"
+    bad = f"{len(report)} of {record.shards}" if record.shards > 1 else "1 of 1"
+    lines = [f"{job.name} step {step}: FAILED: {bad} files do not match the manifest"]
+    lines += [f"  {line}" for line in report]
+    return "\n".join(lines)
 
 
 def ckpt_rm(ctx: Context, call: Call) -> str:
@@ -59,23 +73,15 @@ def ckpt_prune(ctx: Context, call: Call) -> str:
 
 
 def df(ctx: Context, call: Call) -> str:
+    """`df` calls statfs: the filesystem as it is now, no lag and no quota column (quotas are
+    the file system's quota tool's business: `lfs quota`)."""
     world = ctx.world
     if not world.volumes:
         raise Reject(NO_VOLUMES)
     chosen = [call["volume"]] if call["volume"] is not None else list(world.volumes.values())
-    mine = ctx.learner_job().team
-    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%", f"TEAM {mine.upper()}")]
+    rows = [("VOLUME", "SIZE", "USED", "AVAIL", "USE%")]
     for volume in chosen:
-        as_of = max(0.0, world.now - volume.spec.df_lag)
-        usage = volume.seen_at(as_of)
-        used = sum(usage.values())
-        quota_text = "-"
-        if mine in volume.quotas:
-            quota_text = (
-                f"{format_size(usage.get(mine, 0.0))} of {format_size(volume.quotas[mine])} quota"
-            )
-        elif usage.get(mine):
-            quota_text = f"{format_size(usage.get(mine, 0.0))} (no quota)"
+        used = sum(volume.seen_at(world.now).values())
         rows.append(
             (
                 volume.name,
@@ -83,10 +89,35 @@ def df(ctx: Context, call: Call) -> str:
                 format_size(used),
                 format_size(max(0.0, volume.capacity - used)),
                 f"{used / volume.capacity:.0%}",
-                quota_text,
             )
         )
     return table(rows)
+
+
+def lfs_quota(ctx: Context, call: Call) -> str:
+    """The team's usage against its quota, as the file system's quota tool prints it
+    (`lfs quota -h -g TEAM /VOLUME`). Read now, like `df`: the quota accounting is the file
+    system's own. The hard limit is the quota; the game has no soft limit and no grace."""
+    world = ctx.world
+    if not world.volumes:
+        raise Reject(NO_VOLUMES)
+    team = ctx.learner_job().team
+    chosen = [call["volume"]] if call["volume"] is not None else list(world.volumes.values())
+    rows = [("Filesystem", "used", "quota", "limit", "grace")]
+    for volume in chosen:
+        used = volume.seen_at(world.now).get(team, 0.0)
+        limit = volume.quotas.get(team)
+        mark = "*" if limit is not None and used >= limit else ""
+        rows.append(
+            (
+                f"/{volume.name}",
+                f"{format_size(used)}{mark}",
+                "0",
+                format_size(limit) if limit is not None else "0",
+                "-",
+            )
+        )
+    return f"Disk quotas for group {team}:\n" + table(rows)
 
 
 def quota(ctx: Context, call: Call) -> str:

@@ -60,7 +60,8 @@ def storage_text(view: StorageView, clock) -> Group:
     if not view.volumes:
         parts.append(
             Text(
-                "No storage volumes in this incident; checkpoints go to the job's own disk.",
+                "No storage volumes in this incident; checkpoints go to shared storage"
+                " that every node reads.",
                 style="grey62",
             )
         )
