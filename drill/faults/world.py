@@ -64,6 +64,8 @@ class FaultNode(Protocol):
     def state(self) -> NodeState: ...
     @property
     def kernel_log(self) -> list[tuple[float, str]]: ...
+    @property
+    def journal(self) -> dict[str, list[tuple[float, str]]]: ...  # unit -> journal lines
 
     link_events: int
     shm_full: bool

@@ -185,10 +185,14 @@ def health(ctx: Context, call: Call) -> str:
             # NVIDIA: a pending remap does not stop new work; the next reset applies it.
             condition += ", row remap pending (new work runs; the next GPU reset applies it)"
         lines.append(f"  GPU {gpu.index} {gpu.bus_id}  {condition}  job {owner}")
+    if not getattr(node, "fabric_manager_up", True):
+        # What `systemctl --failed` lists; `systemctl NODE SERVICE` shows the unit's journal.
+        lines.append("  failed units: nvidia-fabricmanager.service")
+    # The first line of each kernel message: a hung task's call trace is for `dmesg`.
     recent = node.kernel_log[-6:]
     if recent:
         lines.append("  kernel log:")
-        lines += [f"    {ctx.clock(t)} {text}" for t, text in recent]
+        lines += [f"    {ctx.clock(t)} {text.split(chr(10))[0]}" for t, text in recent]
     else:
         lines.append("  kernel log: nothing unusual")
     return "\n".join(lines)
