@@ -29,12 +29,17 @@ class Unit:
     exec_start: str  # the command systemctl shows for the main process
     process: str  # the process name in the journal and in `Main PID: N (NAME)`
     pid: int  # boot order is the same every boot, so each daemon gets about the same pid
-    started: tuple[str, ...] = ()  # what the daemon logs itself once it runs
+    started: tuple[str, ...] = ()  # what the daemon logs itself once it runs; {pid} is its own
     forking: bool = False  # Type=forking: the start command exits, a daemon it forked runs
 
     @property
     def file(self) -> str:
         return f"/lib/systemd/system/{self.name}.service"
+
+    @property
+    def main_pid(self) -> int:
+        """A forking daemon runs as the child its start command forked, and logs as it."""
+        return self.pid + 2 if self.forking else self.pid
 
 
 UNITS: dict[str, Unit] = {
@@ -46,7 +51,7 @@ UNITS: dict[str, Unit] = {
             "/usr/bin/nvidia-persistenced --user nvidia-persistenced --verbose",
             "nvidia-persistenced",
             1873,
-            started=("Verbose syslog connection opened", "Started (1873)"),
+            started=("Verbose syslog connection opened", "Started ({pid})"),
             forking=True,
         ),
         Unit(
@@ -87,7 +92,8 @@ def version_mismatch() -> str:
 
 
 def _started(unit: Unit) -> list[str]:
-    own = [f"{unit.process}[{unit.pid}]: {text}" for text in unit.started]
+    pid = unit.main_pid
+    own = [f"{unit.process}[{pid}]: {text.format(pid=pid)}" for text in unit.started]
     return [f"systemd[1]: Starting {unit.description}...", *own] + (
         [f"systemd[1]: Started {unit.description}."] if unit.forking else []
     )

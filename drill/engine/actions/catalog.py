@@ -220,13 +220,18 @@ HANG_FAULTS = ("hang_rank", "nfs_hang")
 
 # Faults the node's kernel ring buffer shows (`dmesg`): Xid lines, the OOM killer, an NFS
 # server not answering and the task blocked on it; and a node that does not answer at all.
-KERNEL_FAULTS = ("gpu_xid", "gpu_needs_reset", "kill_rank", "zombie_memory", "nfs_hang", "node_down")
+KERNEL_FAULTS = (
+    "gpu_xid",
+    "gpu_needs_reset",
+    "kill_rank",
+    "zombie_memory",
+    "nfs_hang",
+    "node_down",
+)
 
 # The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf,
 # its kernel log, its services.
-NODE_LOOKS = Need(
-    (By("health"), By("gpus"), By("fabric", Of.LEAF), By("dmesg"), By("systemctl"))
-)
+NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF), By("dmesg"), By("systemctl")))
 # What a checkpoint choice rests on: the list of them, or one read back.
 CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
 # What a resume from `latest` rests on: the job's state, its log or its checkpoints.

@@ -79,13 +79,13 @@ def systemctl(ctx: Context, call: Call) -> str:
         out.append(f"     Active: failed (Result: exit-code) since {ctx.clock(since)}; {ago} ago")
         crashed = any("Main process exited" in text for _, text in lines)
         if crashed:
-            out.append(f"    Process: {unit.pid} ExecStart={unit.exec_start} (code=exited, status=0/SUCCESS)")
-            out.append(f"   Main PID: {_main_pid(unit)} (code=exited, status=1/FAILURE)")
+            out.append(f"    Process: {unit.pid} ExecStart={unit.exec_start} {_exited(0)}")
+            out.append(f"   Main PID: {unit.main_pid} {_exited(1)}")
         else:
-            out.append(f"    Process: {unit.pid} ExecStart={unit.exec_start} (code=exited, status=1/FAILURE)")
+            out.append(f"    Process: {unit.pid} ExecStart={unit.exec_start} {_exited(1)}")
     else:
         out.append(f"     Active: active (running) since {ctx.clock(since)}; {ago} ago")
-        out.append(f"   Main PID: {_main_pid(unit)} ({unit.process[:15]})")
+        out.append(f"   Main PID: {unit.main_pid} ({unit.process[:15]})")
     shown = lines[-JOURNAL_LINES:]
     if shown:
         out.append("")
@@ -93,9 +93,8 @@ def systemctl(ctx: Context, call: Call) -> str:
     return "\n".join(out)
 
 
-def _main_pid(unit) -> int:
-    """A forking daemon runs as the child its start command forked."""
-    return unit.pid + 2 if unit.forking else unit.pid
+def _exited(status: int) -> str:
+    return f"(code=exited, status={status}/{'SUCCESS' if status == 0 else 'FAILURE'})"
 
 
 def relative(seconds: float) -> str:
