@@ -81,6 +81,9 @@ COSTS = [
     ([], "df scratch", 10),
     ([], "ckpt list train", 15),
     ([], "ckpt verify train 20", 32),  # 30 s plus 98 GB read at 49 GB/s
+    ([], "dmesg gpu-a-1", 20),
+    ([], "systemctl gpu-a-1 nvidia-fabricmanager", 20),
+    ([], "systemctl gpu-a-1 no-such-unit", 20),  # systemctl's own answer, not a refusal
     ([], "cordon gpu-b-1", 15),
     (["cordon gpu-b-1"], "uncordon gpu-b-1", 15),
     ([], "drain gpu-b-2", 15),
@@ -180,6 +183,8 @@ EFFECTS = [
     ("df scratch", "look", ("volume", "scratch")),
     ("ckpt list train", "look", ("job", "train")),
     ("ckpt verify train 20", "look", ("job", "train")),
+    ("dmesg gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("systemctl gpu-a-1 slurmd", "look", ("node", "gpu-a-1")),
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("uncordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("drain gpu-a-1", "act", ("node", "gpu-a-1")),
@@ -250,6 +255,8 @@ SECTIONS = {
         "stack",
         "gpus",
         "fabric",
+        "dmesg",
+        "systemctl",
         "cordon",
         "uncordon",
         "drain",
