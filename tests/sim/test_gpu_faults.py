@@ -254,8 +254,6 @@ def test_shm_full_fails_the_next_start_up_with_nccls_own_words():
     assert not d.world.cluster.nodes["gpu-a-2"].shm_full
 
 
-
-
 # The fabric manager at every boot, its journal and error 802: tests/sim/test_fabric_manager.py
 
 
