@@ -1,11 +1,15 @@
-"""fabric_manager_down: the NVSwitch fabric manager on a node is not running, so CUDA cannot
-initialise: every start-up there fails with `CUDA error: system not yet initialized` (error
-802). Running work keeps running.
+"""fabric_manager_down: the NVSwitch fabric manager on a node is not running, so the GPUs never
+join the NVLink fabric and CUDA cannot initialise: every start-up there fails at its first CUDA
+call with torch's `Error 802: system not yet initialized`, and no process gets a context on
+those GPUs. Running work keeps running.
 
-With `after_reboot: true` (the default) it happens the way it usually does: the service fails
-to start when the node next reboots (a person's `reboot`, or any reboot), and the kernel log
-says `nvidia-fabricmanager.service: Failed with result 'exit-code'.` With `after_reboot: false`
-it stops now. Another reboot starts it again; until then, keep work off the node.
+With `after_reboot: true` (the default) it happens the way it usually does: the driver was
+upgraded in place and the fabric manager package was not, so at the node's next boot (a
+person's `reboot`, or any reboot) the new kernel module loads and the fabric manager refuses
+it. Its journal (`systemctl NODE nvidia-fabricmanager`) says the versions do not match, and
+every later boot fails the same way: a reboot is not the fix. The node goes out for repair
+(`swap`) or stays out of the job's way. With `after_reboot: false` the daemon exits now; the
+next boot starts it.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Literal
 from pydantic import Field
 
 from drill.faults.base import FaultBase, Kind, Pick, Target
+from drill.faults.units import FABRIC_MANAGER, crash_lines
 from drill.faults.world import FaultWorld
 
 
@@ -23,7 +28,9 @@ class FabricManagerDown(FaultBase):
         description="the NVSwitch fabric manager is not running on a node"
     )
     after_reboot: bool = Field(
-        True, description="it fails to start at the node's next reboot (true) or stops now"
+        True,
+        description="it fails to start at the node's next boot and every boot after (true),"
+        " or stops now and starts again at the next boot (false)",
     )
     target: Target = Field(
         Target(), description="where it strikes; the seed picks among candidates"
@@ -37,9 +44,9 @@ def fire(world: FaultWorld, fault: FabricManagerDown, picks: list[Pick]) -> None
             node.fabric_manager_fails_on_boot = True
         else:
             node.fabric_manager_up = False
-            node.kernel_log.append(
-                (world.now, "systemd[1]: nvidia-fabricmanager.service: Main process exited")
-            )
+            # systemd's words, in the unit's journal: the kernel ring buffer says nothing.
+            lines = node.journal.setdefault(FABRIC_MANAGER, [])
+            lines += [(world.now, line) for line in crash_lines()]
 
 
 KIND = Kind(

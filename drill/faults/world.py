@@ -79,6 +79,8 @@ class FaultNode(Protocol):
     def kernel_log(self) -> list[tuple[float, str]]: ...
     @property
     def hcas(self) -> Sequence[FaultHca]: ...
+    @property
+    def journal(self) -> dict[str, list[tuple[float, str]]]: ...  # unit -> journal lines
 
     link_events: int
     shm_full: bool

@@ -8,8 +8,11 @@ until `swap` brings it in.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
+
+from drill.faults.units import write_boot
 
 # The Xid catalogue lives with the gpu_xid fault kind; `health` reads it from here too.
 from drill.faults.xids import APP_XIDS, HW_XIDS, XID_NAMES  # noqa: F401
@@ -20,6 +23,7 @@ from drill.states import OUT_OF_SERVICE, NodeState
 
 SCHEDULABLE = NodeState.UP
 NODE_STATES = tuple(NodeState)
+UPTIME_DAYS = 9  # nodes the night finds up booted 9 to 19 days before it
 # What decides where work can go: a change to any of these tells the scheduler's free-GPU index.
 _PLACEMENT_FIELDS = frozenset({"state", "responsive", "allocations"})
 
@@ -176,7 +180,15 @@ class Node:
     responsive: bool = True  # sends heartbeats
     last_heartbeat: float = 0.0
     allocations: Allocations = field(default_factory=Allocations)  # job -> gpu indexes
+    # The kernel's ring buffer (`dmesg`): kernel lines only, emptied at boot. A line may carry
+    # more lines after a newline (a hung task's call trace), printed with the same time.
     kernel_log: list[tuple[float, str]] = field(default_factory=list)
+    # systemd's journal of the node's units (`systemctl NODE SERVICE`): unit -> lines, each
+    # written as journalctl writes it after the host name, like `systemd[1]: Started ...`.
+    journal: dict[str, list[tuple[float, str]]] = field(default_factory=dict)
+    # When the running kernel booted, in sim seconds: days before the night (from its name, so
+    # every node has its own uptime), or the last reboot's.
+    booted_at: float | None = None
     link_events: int = 0
     dead_until_swap: bool = False  # a failure that a reboot does not fix
     # Why it is not answering, by cause (a fault's id): it answers again when none is left.
@@ -204,6 +216,12 @@ class Node:
     # Its image's NVIDIA driver and NCCL when they are not the fleet's (version_mismatch): a
     # gang's NCCL start-up with a node on it never completes.
     image_mismatch: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.booted_at is None:
+            self.booted_at = -float(UPTIME_DAYS * 86400 + zlib.crc32(self.name.encode()) % 864000)
+        if not self.journal:
+            write_boot(self.journal, self.booted_at, fabric_manager_fails=False)
 
     def __setattr__(self, name: str, value) -> None:
         if name == "allocations" and not isinstance(value, Allocations):

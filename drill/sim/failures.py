@@ -378,8 +378,7 @@ class Failures:
             return
         if node.responsive or node.state != NodeState.DOWN:
             return
-        node.responsive = True
-        node.kernel_log.append((self.world.now, "kernel: Linux version booted; node registered"))
+        node.responsive = True  # slurmd answers again; nothing the kernel would print
         self.world.set_node_state(node, NodeState.UP, "returned to service")
 
     # -- the cluster's own health automation -------------------------------------------------

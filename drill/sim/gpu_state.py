@@ -6,8 +6,8 @@ Each of these leaves a running gang alone (its memory and segments are already s
 the next start-up on that node with the error the real stack prints there. A GPU reset clears
 what a reset clears (a GPU that needs one; it applies a pending row remap), and is refused
 while a live process holds the GPU, as the driver refuses it; killing the process that holds
-memory frees it, unless it is stuck in the driver. A reboot clears all of it, unless the fabric
-manager fails again at boot.
+memory frees it, unless it is stuck in the driver. A reboot clears all of it, except a fabric
+manager that does not match the driver: that one fails again at every boot.
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ SHM_RAISED = (
     "torch.distributed.DistBackendError: NCCL error: unhandled system error (run with"
     " NCCL_DEBUG=INFO for details)"
 )
-FABRIC_MANAGER_RAISED = "RuntimeError: CUDA error: system not yet initialized"
+# torch's words when CUDA cannot count its devices because the GPUs never joined the fabric.
+FABRIC_MANAGER_RAISED = (
+    "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions"
+    " before calling NumCudaDevices() that might have already set an error? Error 802: system"
+    " not yet initialized"
+)
 
 
 def oom_text(local: int, pid: int, held_mib: int) -> str:
@@ -54,7 +59,7 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
             tag = f"{pid % 65536:04x}"
             lines = [line.format(tag=tag) for line in SHM_ERRORS]
             return rank, node_name, gpus[0], lines, SHM_RAISED
-        if not node.fabric_manager_up:
+        if not node.fabric_manager_up:  # caught at the first CUDA call (fabric_failure)
             return rank, node_name, gpus[0], [], FABRIC_MANAGER_RAISED
         for local in gpus:
             gpu = node.gpus[local]
@@ -62,6 +67,17 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
                 pid, held = gpu.held_by
                 return rank, node_name, local, [], oom_text(local, pid, held)
             rank += 1
+    return None
+
+
+def fabric_failure(world: World, job: Job) -> tuple[int, str] | None:
+    """The first rank on a node whose fabric manager is down, and what it raises at its first
+    CUDA call; None when every node's GPUs joined the fabric."""
+    rank = 0
+    for node_name, gpus in job.placement:
+        if not world.cluster.nodes[node_name].fabric_manager_up:
+            return rank, FABRIC_MANAGER_RAISED
+        rank += len(gpus)
     return None
 
 
@@ -102,11 +118,11 @@ def reset(gpu: Gpu) -> None:
 
 def rebooted(node: Node) -> None:
     """A power cycle: tmpfs is empty, every context is gone, every GPU is reset; the fabric
-    manager starts, unless it was set to fail at this boot."""
+    manager starts, unless it fails at every boot (a driver it does not match)."""
     node.shm_full = False
     for gpu in node.gpus:
         gpu.held_by = None  # every process is gone, even one stuck in the driver
         gpu.holder_unkillable = False
         reset(gpu)
+    # A fabric manager that does not match the driver fails at this boot and every one after.
     node.fabric_manager_up = not node.fabric_manager_fails_on_boot
-    node.fabric_manager_fails_on_boot = False

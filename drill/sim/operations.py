@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drill.faults.units import write_boot
 from drill.faults.xids import xid_lines
 from drill.sim import gpu_state
 from drill.sim.cluster import Node
@@ -16,6 +17,11 @@ from drill.states import MARKED, NodeState
 
 if TYPE_CHECKING:
     from drill.sim.world_view import SimWorld as World
+
+# Seconds from the kernel starting to the node back in service (slurmd up), and to the GPU
+# driver loading, when a broken GPU is logged again.
+BOOT_TO_SERVICE = 45.0
+DRIVER_LOADS = 14.0
 
 
 def healthy(node: Node) -> bool:
@@ -99,17 +105,15 @@ def _reboot_done(world: World, node: Node, marked: bool):
         gpu.throttles.clear()
     gpu_state.rebooted(node)
     # dmesg starts empty at boot (earlier boots are in `journalctl -k -b -1`); a GPU still
-    # broken is logged again when the driver finds it.
+    # broken is logged again when the driver finds it. The units' results (the fabric manager's
+    # too) and slurmd's start go to the journal, not the kernel's ring buffer.
+    node.booted_at = world.now - BOOT_TO_SERVICE
     node.kernel_log.clear()
     for gpu in node.gpus:
         if gpu.broken and gpu.xid is not None:
             lines = xid_lines(gpu.bus_id, gpu.xid, node.pid_base + gpu.index, gpu.index)
-            node.kernel_log += [(world.now, line) for line in lines]
-    node.kernel_log.append((world.now, "kernel: node rebooted and registered with the scheduler"))
-    if not node.fabric_manager_up:
-        node.kernel_log.append(
-            (world.now, "systemd[1]: nvidia-fabricmanager.service: Failed with result 'exit-code'.")
-        )
+            node.kernel_log += [(node.booted_at + DRIVER_LOADS, line) for line in lines]
+    write_boot(node.journal, node.booted_at, fabric_manager_fails=not node.fabric_manager_up)
     world.set_node_state(node, NodeState.DRAINED if marked else NodeState.UP, "back from reboot")
 
 

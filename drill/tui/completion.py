@@ -14,6 +14,7 @@ from drill.engine.actions import argtypes
 from drill.engine.actions.argtypes import ArgType
 from drill.engine.actions.catalog import GROUPS, VERB, VERBS, Option, Verb, heads, verb_of
 from drill.engine.actions.settings import SETTINGS
+from drill.faults.units import UNITS
 from drill.incident.models import PRIORITY_RANK
 from drill.tui.words import SPEED, TUI_WORDS
 
@@ -65,6 +66,8 @@ def _values(kind: ArgType, verb: Verb, done: list[str], names: Names) -> list[st
         return list(DURATIONS)
     if kind is argtypes.SIGNAL:
         return list(argtypes.SIGNALS)
+    if kind is argtypes.SERVICE:
+        return list(UNITS)
     return []
 
 

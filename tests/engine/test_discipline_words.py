@@ -48,8 +48,8 @@ def test_a_change_without_its_look_says_when_and_which_look_would_have_counted()
     assert out.changes == 1 and out.changes_after_look == 0
     assert out.uninformed == [
         f"drain {node} at {d.clock(drain.time)} came without a look at {node} after the first"
-        f" sign of trouble at {d.clock(paged)}: `health`, `gpus` or `ibstat` of {node}, or"
-        " `fabric` of its leaf or of every leaf would have counted"
+        f" sign of trouble at {d.clock(paged)}: `health`, `gpus`, `ibstat`, `diag`, `dmesg` or"
+        f" `systemctl` of {node}, or `fabric` of its leaf or of every leaf would have counted"
     ]
 
 
@@ -63,8 +63,9 @@ def test_a_change_before_any_sign_of_trouble_says_so():
     [line] = measure_discipline(d, PAGING, d.now).uninformed
     assert line == (
         f"cordon {node} at {d.clock(early.time)} came before any sign of trouble you could see"
-        f" (a page, or a look that showed the fault); after one, `health`, `gpus` or `ibstat` of"
-        f" {node}, or `fabric` of its leaf or of every leaf would have counted"
+        f" (a page, or a look that showed the fault); after one, `health`, `gpus`, `ibstat`,"
+        f" `diag`, `dmesg` or `systemctl` of {node}, or `fabric` of its leaf or of every leaf"
+        " would have counted"
     )
 
 

@@ -88,6 +88,9 @@ COSTS = [
     ([], "ckpt list train", 15),
     ([], "ckpt verify train 20", 32),  # 30 s plus 98 GB read at 49 GB/s
     ([], "diag gpu-b-4", 240),  # the three-minute Diagnostic test, plus starting and reading it
+    ([], "dmesg gpu-a-1", 20),
+    ([], "systemctl gpu-a-1 nvidia-fabricmanager", 20),
+    ([], "systemctl gpu-a-1 no-such-unit", 20),  # systemctl's own answer, not a refusal
     ([], "cordon gpu-b-1", 15),
     (["cordon gpu-b-1"], "uncordon gpu-b-1", 15),
     ([], "drain gpu-b-2", 15),
@@ -193,6 +196,8 @@ EFFECTS = [
     ("ckpt list train", "look", ("job", "train")),
     ("ckpt verify train 20", "look", ("job", "train")),
     ("diag gpu-b-4", "look", ("node", "gpu-b-4")),
+    ("dmesg gpu-a-1", "look", ("node", "gpu-a-1")),
+    ("systemctl gpu-a-1 slurmd", "look", ("node", "gpu-a-1")),
     ("cordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("uncordon gpu-a-1", "act", ("node", "gpu-a-1")),
     ("drain gpu-a-1", "act", ("node", "gpu-a-1")),
@@ -277,6 +282,8 @@ SECTIONS = {
         "fabric",
         "ibstat",
         "diag",
+        "dmesg",
+        "systemctl",
         "cordon",
         "uncordon",
         "drain",

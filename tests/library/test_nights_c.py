@@ -36,7 +36,7 @@ NIGHTS = {
         ("sim",),
         (1, 2),
         {
-            "swap-the-node": (True, {"progress", "time_to_recovery"}),
+            "reboot-again": (False, {"progress", "recovered"}),
             "restart-without-reading-the-node": (False, {"progress", "recovered"}),
         },
     ),

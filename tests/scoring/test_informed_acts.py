@@ -198,7 +198,7 @@ def _corrupt_blind(seed: int) -> list[str]:
 def _fabric_blind(seed: int) -> list[str]:
     """The reference's acts, at its times, with only a `status` at 03:00 for a look."""
     lines = _reference("fabric-manager-down")
-    for look, wait in (("status", "15s"), ("health", "60s"), ("gpus", "20s")):
+    for look, wait in (("status", "15s"), ("health", "60s"), ("systemctl", "20s")):
         lines = _swap(lines, look, wait)
     return ["03:00 status llm-pretrain", *lines]
 

@@ -44,6 +44,9 @@ NAMES = Names(
         ("kil", "kill ", []),  # kill a process on a node by its pid
         ("kill gpu-a", "kill gpu-a-1 ", []),
         ("kill gpu-a-1 ", "kill gpu-a-1 ", []),  # a pid is read off `gpus`, not guessed
+        ("dmes", "dmesg ", []),
+        ("systemctl gpu-a-1 nvidia-f", "systemctl gpu-a-1 nvidia-fabricmanager ", []),
+        ("systemctl gpu-a-1 s", "systemctl gpu-a-1 slurmd ", []),
     ],
 )
 def test_completion_follows_each_verbs_declared_arguments(typed, line, choices):

@@ -130,6 +130,12 @@ def _size_increase(text: str, what: str, earlier: Mapping[str, Any]) -> int:
     return extra
 
 
+def _service(text: str, what: str, earlier: Mapping[str, Any]) -> str:
+    """A systemd unit as `systemctl status` takes it: `slurmd` or `slurmd.service`. Whether the
+    node has it is the node's answer, not a refusal: systemctl prints that it is not found."""
+    return text.removesuffix(".service")
+
+
 NODE = ArgType("NODE", names="node")
 LEAF = ArgType("LEAF", names="leaf")
 NODES = ArgType("NODE,...", names="node", many=True, spares=True)
@@ -149,3 +155,4 @@ VALUE = ArgType("VALUE", read=_setting_value)
 SIZE = ArgType("+SIZE", read=_size_increase)
 TEXT = ArgType("TEXT", rest=True)
 SIGNAL = ArgType("|".join(SIGNALS), read=_signal)
+SERVICE = ArgType("SERVICE", read=_service)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from drill.engine.actions import act, dcgm, diagnose, ib, look, storage
+from drill.engine.actions import act, dcgm, diagnose, ib, look, node_logs, storage
 from drill.engine.actions.argtypes import (
     BATCHES,
     CLASS,
@@ -58,6 +58,7 @@ from drill.engine.actions.argtypes import (
     PAGE,
     PID,
     RESUME,
+    SERVICE,
     SIGNAL,
     SIGNALS,
     SIZE,
@@ -219,9 +220,30 @@ HANG_FAULTS = ("hang_rank", "nfs_hang")
 # A stack dump also shows a rank waiting in a collective the others did not issue.
 STACK_FAULTS = (*HANG_FAULTS, "collective_mismatch")
 
+# Faults the node's kernel ring buffer shows (`dmesg`): Xid lines, the OOM killer, an NFS
+# server not answering and the task blocked on it; and a node that does not answer at all.
+KERNEL_FAULTS = (
+    "gpu_xid",
+    "gpu_needs_reset",
+    "kill_rank",
+    "zombie_memory",
+    "nfs_hang",
+    "node_down",
+)
+
 # The looks that show a node's state: its health check, nvidia-smi, the fabric of its leaf,
-# its InfiniBand ports, a diagnostic run on its GPUs.
-NODE_LOOKS = Need((By("health"), By("gpus"), By("fabric", Of.LEAF), By("ibstat"), By("diag")))
+# its InfiniBand ports, a diagnostic run on its GPUs, its kernel log, its services.
+NODE_LOOKS = Need(
+    (
+        By("health"),
+        By("gpus"),
+        By("fabric", Of.LEAF),
+        By("ibstat"),
+        By("diag"),
+        By("dmesg"),
+        By("systemctl"),
+    )
+)
 # What a checkpoint choice rests on: the list of them, or one read back.
 CKPT_CHOICE = (By("ckpt list"), By("ckpt verify"))
 # What a resume from `latest` rests on: the job's state, its log or its checkpoints.
@@ -357,9 +379,9 @@ VERBS: dict[str, Verb] = {
             look.health,
             Cost(60),
             args=(Arg("node", NODE),),
-            detail="It shows each GPU's state and the node's recent kernel log, where the driver"
-            " prints Xid lines.",
-            shows=NODE_FAULTS,
+            detail="It shows each GPU's state, any failed service and the first line of each"
+            " recent kernel message, where the driver prints Xid lines.",
+            shows=(*NODE_FAULTS, "nfs_hang"),
             first_look=True,
         ),
         Verb(
@@ -501,6 +523,33 @@ VERBS: dict[str, Verb] = {
             storage.lfs_quota,
             Cost(10),
             args=(Arg("volume", VOLUME, optional=True),),
+        ),
+        Verb(
+            "dmesg",
+            "the node's kernel ring buffer, as dmesg prints it: Xid, OOM, NFS and hung task lines",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            node_logs.dmesg,
+            Cost(20),
+            args=(Arg("node", NODE),),
+            detail="Each line carries the seconds since the node booted. A reboot empties it:"
+            " what came before is gone from it. Service results are in the journal:"
+            " `systemctl NODE SERVICE`.",
+            shows=KERNEL_FAULTS,
+        ),
+        Verb(
+            "systemctl",
+            "one service on the node, as systemctl status prints it, with its last journal lines",
+            Kind.LOOK,
+            On.NODE,
+            Section.HEALTH,
+            node_logs.systemctl,
+            Cost(20),
+            args=(Arg("node", NODE), Arg("service", SERVICE)),
+            detail="A GPU node runs nvidia-fabricmanager (it sets up the NVSwitches; CUDA waits"
+            " for it), nvidia-persistenced and slurmd (the scheduler's agent).",
+            shows=("fabric_manager_down", "node_down"),
         ),
         Verb(
             "cordon",

@@ -224,6 +224,8 @@ def gpus(ctx: Context, call: Call) -> str:
         owner = next((job for job, idx in node.allocations.items() if gpu.index in idx), None)
         job = world.jobs.get(owner) if owner else None
         alive = job is not None and _process_alive(world, job, node.name, gpu.index)
+        if alive and job is not None and not _has_context(node, job):
+            alive = False
         memory = (TRAINING_MIB if job is not None and job.training else OTHER_MIB) if alive else 0
         # Memory a leftover process holds outside any job (the faults' GPU state), with its pid.
         # A rank starting beside it shows too, and what it got on top, up to the board's total.
@@ -284,6 +286,16 @@ def _on_gpu(job, node_name: str, gpu_index: int) -> bool:
         return True
     rank = _rank_on(job, node_name, gpu_index)
     return attempt.training and attempt.hung_ranks.get(rank) != "hang"
+
+
+def _has_context(node, job) -> bool:
+    """Whether the job's process on this node got a CUDA context. GPUs that never joined the
+    NVLink fabric (the fabric manager down) give none: a rank starting there is not on the
+    GPU, so nvidia-smi lists no process and no memory. Work that trained before keeps its own."""
+    if getattr(node, "fabric_manager_up", True):
+        return True
+    attempt = job.current
+    return not job.training or (attempt is not None and attempt.training)
 
 
 def _process_alive(world, job, node_name: str, gpu_index: int) -> bool:

@@ -217,10 +217,14 @@ def health(ctx: Context, call: Call) -> str:
             f"  image: FAIL driver {driver}, NCCL {nccl}; the fleet's image has driver"
             f" {FLEET_DRIVER}, NCCL {NCCL_VERSION}"
         )
+    if not getattr(node, "fabric_manager_up", True):
+        # What `systemctl --failed` lists; `systemctl NODE SERVICE` shows the unit's journal.
+        lines.append("  failed units: nvidia-fabricmanager.service")
+    # The first line of each kernel message: a hung task's call trace is for `dmesg`.
     recent = node.kernel_log[-6:]
     if recent:
         lines.append("  kernel log:")
-        lines += [f"    {ctx.clock(t)} {text}" for t, text in recent]
+        lines += [f"    {ctx.clock(t)} {text.split(chr(10))[0]}" for t, text in recent]
     else:
         lines.append("  kernel log: nothing unusual")
     return "\n".join(lines)

@@ -11,8 +11,9 @@ page in time, use hints sparingly, write down what you did.
 - The first signal the learner could see is the earliest of: a page that is not noise or info
   arriving; and the end of a look whose output showed a fault (each look's `shows` in the
   catalog: `logs` of a job once it has trained on a bad stretch of data, `ckpt verify` of the
-  checkpoint that rotted, `health` or `gpus` of a node a fault struck, `fabric` of a flapping
-  leaf, `perf` or `stack` of a hung job, `stack` or `trace` of mismatched collectives). A fault no look shows (a full /dev/shm, a quota cut,
+  checkpoint that rotted, `health`, `gpus`, `dmesg` or `systemctl` of a node a fault struck,
+  `fabric` of a flapping leaf, `perf` or `stack` of a hung job, `stack` or `trace` of
+  mismatched collectives). A fault no look shows (a full /dev/shm, a quota cut,
   a filling volume) is seen through its pages. Never the moment a fault strikes unseen: a `status` at 03:00 tells nothing about
   data that went bad at 0s and shows in the loss at 03:25. A look that showed a fault counts as
   informing by itself.
