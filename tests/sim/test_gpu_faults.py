@@ -247,9 +247,25 @@ def test_shm_full_fails_the_next_start_up_with_nccls_own_words():
     assert d.learner_job.current.training, "a running gang keeps its segments"
     d.advance(400)
     logs = all_logs(d)
-    assert "NCCL WARN Call to posix_fallocate failed : No space left on device" in logs
-    assert "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-" in logs
-    assert "NCCL error: unhandled system error" in why(d)[1]
+    # NCCL 2.2x's words: host:pid:tid [device], its source line, a six-letter segment name.
+    extend = re.search(
+        r"gpu-a-2:(\d+):(\d+) \[\d\] misc/shmutils\.cc:\d+ NCCL WARN Error: failed to extend"
+        r" (/dev/shm/nccl-[A-Za-z0-9]{6}) to 9637892 bytes, error: No space left on device \(28\)",
+        logs,
+    )
+    assert extend, logs
+    segment = extend.group(3)
+    assert (
+        f"misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment {segment}"
+        " (size 9637888), error: No space left on device (28)" in logs
+    )
+    assert "posix_fallocate" not in logs, "NCCL 2.11's words, not 2.21's"
+    assert (
+        "NCCL error in: ProcessGroupNCCL.cpp, unhandled system error (run with NCCL_DEBUG=INFO"
+        " for details), NCCL version 2.21.5. ncclSystemError: System call (e.g. socket, malloc)"
+        " or external library call failed or device error. Last error: Error while creating"
+        f" shared memory segment {segment} (size 9637888)" in why(d)[1]
+    )
     assert d.act("reboot gpu-a-2").accepted
     d.advance(400)
     assert not d.world.cluster.nodes["gpu-a-2"].shm_full
