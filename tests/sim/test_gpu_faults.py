@@ -92,7 +92,7 @@ def test_a_reset_is_refused_while_the_leftover_holds_the_gpu():
     result = d.act("reset gpu-a-1 --gpu 3")
     assert not result.accepted
     assert result.output == (
-        "Unable to reset GPU 0000:4b:00.0 because it's being used by some other process; kill the"
+        "Unable to reset GPU 00000000:4B:00.0 because it's being used by some other process; kill the"
         " processes using this GPU first (`gpus gpu-a-1` lists them), then try the reset again"
     )
     assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is not None
@@ -158,7 +158,7 @@ def test_a_reset_is_refused_while_work_runs_on_the_gpu():
     d.advance(300)
     result = d.act("reset gpu-a-1")
     assert not result.accepted
-    assert "Unable to reset GPU 0000:18:00.0 because it's being used by some other process" in (
+    assert "Unable to reset GPU 00000000:18:00.0 because it's being used by some other process" in (
         result.output
     )
     assert "train" in result.output
@@ -208,6 +208,10 @@ def test_a_reset_clears_an_xid_74_and_the_restart_on_the_same_node_trains():
     d.act("cancel train")
     result = d.act("reset gpu-a-1 --gpu 3")
     assert result.accepted and "still reports an error" not in result.output
+    # nvidia-smi -r's own words (audit row 34), one line a GPU, then its closing line.
+    assert result.output == (
+        "gpu-a-1: GPU 00000000:4B:00.0 was successfully reset.\ngpu-a-1: All done."
+    )
     assert not d.world.cluster.nodes["gpu-a-1"].gpus[3].broken
     assert d.act("restart train --from latest").accepted
     d.advance(600)
