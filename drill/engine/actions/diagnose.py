@@ -200,7 +200,7 @@ def gpus(ctx: Context, call: Call) -> str:
                     f"{clock} MHz",
                     f"{memory}MiB / {MEMORY_TOTAL_MIB}MiB",
                     f"{100 if busy else 0}%",
-                    "HW Slowdown" if gpu.throttled > 1.0 else "None",
+                    "HW Thermal Slowdown" if gpu.throttled > 1.0 else "None",
                 )
             )
         pending = gpu.broken and gpu.xid in (48, 95) or getattr(gpu, "remap_pending", False)

@@ -178,7 +178,7 @@ def health(ctx: Context, call: Call) -> str:
         if gpu.broken:
             condition = f"FAIL: Xid {gpu.xid} ({xid(gpu.xid or 0).name})"
         elif gpu.throttled > 1.0:
-            condition = "ok, clocks throttled (HW Slowdown: Active)"
+            condition = "ok, clocks throttled (HW Thermal Slowdown: Active)"
         else:
             condition = "ok"
         if not gpu.broken and getattr(gpu, "remap_pending", False):
