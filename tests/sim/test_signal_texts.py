@@ -154,6 +154,21 @@ def test_a_leaf_flap_is_in_the_switch_log_not_any_node_dmesg():
     ]
 
 
+def test_an_oom_kill_prints_the_kernels_memory_counters():
+    """The kernel's oom_kill line carries total-vm, anon-rss, file-rss, shmem-rss, UID,
+    pgtables and oom_score_adj, never the bare `Killed process` (audit row 37)."""
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}})
+    d.advance(AT + 1)
+    [line] = kernel(d, pick(d).node)
+    m = re.fullmatch(
+        r"Out of memory: Killed process (\d+) \(python\) total-vm:(\d+)kB, anon-rss:(\d+)kB,"
+        r" file-rss:\d+kB, shmem-rss:\d+kB, UID:\d+ pgtables:\d+kB oom_score_adj:0",
+        line,
+    )
+    assert m, line
+    assert int(m.group(2)) > int(m.group(3)), "a process maps more than it holds"
+
+
 def test_watchdog_abort_and_child_failed_error_not_an_invented_summary():
     d = night({"kind": "hang_rank", "target": {"job": "train", "rank": RANK}})
     d.advance(AT + 1)
