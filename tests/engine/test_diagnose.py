@@ -219,8 +219,25 @@ def test_status_of_a_failed_job_says_what_is_on_disk_not_where_nobody_restarts_i
     line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
     latest = d.learner_job.checkpoints.latest_step
     assert latest, "the job wrote checkpoints before it died"
-    assert line.endswith(f"when it stopped; latest checkpoint step {latest}"), line
+    assert line.endswith(
+        f"; the last attempt reached step {d.learner_job.step}/200, latest checkpoint step {latest}"
+    ), line
     assert "scratch" not in line
+
+
+def test_status_of_a_restart_starting_up_is_not_running_when_it_stopped():
+    """A new attempt still starting up: `running`, and how far the last one got, never
+    "running ... when it stopped" in one line (audit row 38)."""
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}}, max_restarts=2)
+    job = d.learner_job
+    d.advance(AT + 15)
+    while not (job.state == "running" and not job.current.training):
+        d.advance(5)
+    line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
+    assert "when it stopped" not in line, line
+    assert line.startswith(
+        f"train: running, starting up; the last attempt reached step {job.step}/"
+    ), line
 
 
 def test_status_of_a_job_waiting_for_its_retry_says_where_it_resumes():
@@ -229,4 +246,5 @@ def test_status_of_a_job_waiting_for_its_retry_says_where_it_resumes():
     line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
     latest = d.learner_job.checkpoints.latest_step
     assert d.learner_job.state in ("requeued", "pending"), line
-    assert line.endswith(f"when it stopped; resumes from checkpoint step {latest}"), line
+    assert line.endswith(f", resumes from checkpoint step {latest}"), line
+    assert "the last attempt reached step" in line and "when it stopped" not in line
