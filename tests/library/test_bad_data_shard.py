@@ -15,7 +15,6 @@ import pytest
 
 from drill.engine.drill import Drill
 from drill.incident.library import resolve_incident
-
 from tests.library.pins import assert_seeds_are_the_incidents_own, check_night
 
 NAME = "bad-data-shard"
