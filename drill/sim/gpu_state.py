@@ -84,7 +84,7 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
         node = world.cluster.nodes[node_name]
         if node.shm_full and job.world > 1:
             pid = job.current.pids.get((node_name, gpus[0]), node.pid_base) if job.current else 0
-            if getattr(world.training, "backend", "") == "gloo" and job.yours:
+            if world.failures.speaks_gloo(job):
                 # gloo's TCP transport needs no /dev/shm; torch's own shared memory (the data
                 # loader's batches) does, and fails there in torch's words.
                 return rank, node_name, gpus[0], [], shm_torch_raised(pid)
