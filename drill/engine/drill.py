@@ -192,7 +192,9 @@ class Drill:
         return [event for event in new if not event.hidden]
 
     def snapshot(self) -> Snapshot:
-        return build_snapshot(self.world, self.learner_job, self.night_end, self.over)
+        return build_snapshot(
+            self.world, self.learner_job, self.night_end, self.over, self.ctx.inspected
+        )
 
     def replica_report(self):
         """The replica's measured outcome, or None when only the simulation ran."""

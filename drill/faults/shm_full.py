@@ -2,9 +2,11 @@
 loader), so NCCL cannot create its shared memory segment.
 
 Signals: running gangs are unaffected (their segments exist); the next start-up of a multi-GPU
-job on the node fails at once: its log shows `NCCL WARN Call to posix_fallocate failed : No
-space left on device` and `NCCL WARN Error while creating shared memory segment /dev/shm/nccl-...`,
-and the rank raises `NCCL error: unhandled system error`. `df` (the shared volumes) shows
+job on the node fails at once: its log shows NCCL's `misc/shmutils.cc` warnings (`failed to
+extend /dev/shm/nccl-XXXXXX`, `Error while creating shared memory segment`, `No space left on
+device (28)`), and the rank raises c10d's `unhandled system error ... ncclSystemError ... Last
+error:`. On the gloo backend the rank raises torch's own `unable to write to file </torch_...>`
+instead (gloo needs no /dev/shm; torch's shared tensors do). `df` (the shared volumes) shows
 nothing. A reboot empties /dev/shm; a restart that excludes the node avoids it.
 """
 

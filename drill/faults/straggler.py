@@ -1,4 +1,4 @@
-"""straggler: one GPU runs slow (thermal or power throttling), and the whole gang with it.
+"""straggler: one GPU runs slow (thermal throttling: hot, clocks down), and the whole gang with it.
 
 Signals: nothing in the kernel log (the driver does not log throttling there); `gpus NODE`
 shows the GPU's clocks down with the throttle reason, `perf JOB` shows that rank's compute time

@@ -165,8 +165,13 @@ class Gpu:
 
     @property
     def bus_id(self) -> str:
-        # Plausible PCI addresses, one per slot, as nvidia-smi prints them.
+        # Plausible PCI addresses, one per slot, as the kernel prints them (NVRM, lspci).
         return f"0000:{0x18 + self.index * 0x11:02x}:00.0"
+
+    @property
+    def smi_bus_id(self) -> str:
+        """The same address as nvidia-smi prints it: an eight-digit domain, upper-case hex."""
+        return "0000" + self.bus_id.upper()
 
 
 @dataclass

@@ -14,20 +14,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from drill.sim.torchrun import NCCL_VERSION
+
 if TYPE_CHECKING:
     from drill.sim.cluster import Gpu, Node
     from drill.sim.jobs import Job
     from drill.sim.world_view import SimWorld as World
 
 GPU_MEMORY_MIB = 81559  # what nvidia-smi prints as the total of an 80 GB board
-SHM_ERRORS = (
-    "NCCL WARN Call to posix_fallocate failed : No space left on device",
-    "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-{tag} (size 9637888)",
-)
-SHM_RAISED = (
-    "torch.distributed.DistBackendError: NCCL error: unhandled system error (run with"
-    " NCCL_DEBUG=INFO for details)"
-)
+SHM_SIZE = 9637888  # the segment NCCL asks for between two GPUs of a node (4 bytes more to extend)
+ENOSPC = "No space left on device (28)"
+# NCCL names its segment /dev/shm/nccl-XXXXXX, six random letters and digits (mkstemp's).
+_NAME_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # torch's words when CUDA cannot count its devices because the GPUs never joined the fabric.
 FABRIC_MANAGER_RAISED = (
     "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions"
@@ -47,6 +45,42 @@ def oom_text(local: int, pid: int, held_mib: int) -> str:
     )
 
 
+def shm_segment(pid: int) -> str:
+    """The segment's name, steady for one process (the real one is random per run)."""
+    letters, n = [], pid * 2654435761
+    for _ in range(6):
+        n, i = divmod(n, len(_NAME_CHARS))
+        letters.append(_NAME_CHARS[i])
+    return "/dev/shm/nccl-" + "".join(letters)
+
+
+def shm_nccl_texts(host: str, pid: int, dev: int) -> tuple[list[str], str]:
+    """What NCCL 2.2x warns when it cannot create its segment in a full /dev/shm, each line
+    prefixed with host:pid:tid [device] and its source line, and what torch's c10d raises."""
+    segment = shm_segment(pid)
+    prefix = f"{host}:{pid}:{pid + 219} [{dev}]"
+    lines = [
+        f"{prefix} misc/shmutils.cc:88 NCCL WARN Error: failed to extend {segment} to"
+        f" {SHM_SIZE + 4} bytes, error: {ENOSPC}",
+        f"{prefix} misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment"
+        f" {segment} (size {SHM_SIZE}), error: {ENOSPC}",
+    ]
+    raised = (
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp, unhandled"
+        f" system error (run with NCCL_DEBUG=INFO for details), NCCL version {NCCL_VERSION}."
+        " ncclSystemError: System call (e.g. socket, malloc) or external library call failed"
+        " or device error. Last error: Error while creating shared memory segment"
+        f" {segment} (size {SHM_SIZE}), error: {ENOSPC}"
+    )
+    return lines, raised
+
+
+def shm_torch_raised(pid: int) -> str:
+    """What torch raises when its own shared memory (a tensor a data loader worker hands
+    over) cannot grow in a full /dev/shm: the gloo job's words for the same node."""
+    return f"RuntimeError: unable to write to file </torch_{pid}_{pid * 7 % 10**9}_0>: {ENOSPC}"
+
+
 def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], str] | None:
     """The first rank whose start-up fails, where, the lines its log shows, and what it raised;
     None when every rank starts."""
@@ -54,11 +88,13 @@ def startup_failure(world: World, job: Job) -> tuple[int, str, int, list[str], s
     for node_name, gpus in job.placement:
         node = world.cluster.nodes[node_name]
         if node.shm_full and job.world > 1:
-            # NCCL names the segment after the rank's process.
             pid = job.current.pids.get((node_name, gpus[0]), node.pid_base) if job.current else 0
-            tag = f"{pid % 65536:04x}"
-            lines = [line.format(tag=tag) for line in SHM_ERRORS]
-            return rank, node_name, gpus[0], lines, SHM_RAISED
+            if world.failures.speaks_gloo(job):
+                # gloo's TCP transport needs no /dev/shm; torch's own shared memory (the data
+                # loader's batches) does, and fails there in torch's words.
+                return rank, node_name, gpus[0], [], shm_torch_raised(pid)
+            lines, raised = shm_nccl_texts(node_name, pid, gpus[0])
+            return rank, node_name, gpus[0], lines, raised
         if not node.fabric_manager_up:  # caught at the first CUDA call (fabric_failure)
             return rank, node_name, gpus[0], [], FABRIC_MANAGER_RAISED
         for local in gpus:

@@ -147,10 +147,9 @@ def reset_gpus(world: World, node: Node, indexes: list[int]) -> str:
             done.append(index)
     for index in indexes:
         node.kernel_log.append((world.now, f"NVRM: GPU {node.gpus[index].bus_id}: GPU reset"))
-    shown = ", ".join(f"GPU {node.gpus[i].bus_id}" for i in indexes)
-    return f"{node.name}: {shown} was successfully reset" + (
-        "" if len(indexes) == 1 else f" ({len(indexes)} GPUs)"
-    )
+    # nvidia-smi's words, one line a GPU, each prefixed with the node as pdsh prints it.
+    lines = [f"GPU {node.gpus[i].smi_bus_id} was successfully reset." for i in indexes]
+    return "\n".join(f"{node.name}: {line}" for line in [*lines, "All done."])
 
 
 def swap(world: World, node: Node, spare: Node) -> str:

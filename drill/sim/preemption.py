@@ -81,6 +81,14 @@ def _fits_without(world: World, job: Job, victims: list[Job]) -> bool:
     return fits(trial, job, skip)
 
 
+def preemption_line(job: Job, clock: str) -> str:
+    """slurmstepd's line when it cancels a job's step for preemption, with the job's name and
+    the night's clock where Slurm prints the numeric job id and a full date (the game names
+    jobs, never numbers them)."""
+    node = job.nodes[0] if job.nodes else "-"
+    return f"slurmstepd: error: *** JOB {job.name} ON {node} CANCELLED AT {clock} DUE TO PREEMPTION ***"
+
+
 def preempt(world: World, victim: Job, by: Job) -> None:
     attempt = victim.current
     if attempt is None:
@@ -90,11 +98,9 @@ def preempt(world: World, victim: Job, by: Job) -> None:
     if victim.training and attempt.training:
         world.progress_stopped(victim, f"preempted by {by.name}")
     grace = world.incident.cluster.preempt_grace
-    world.log(
-        victim,
-        None,
-        f"received SIGTERM: preempted by {by.name} ({by.priority}); SIGKILL in {int(grace)}s",
-    )
+    # Slurm's own line in the job's output: who preempted and how long the grace is are the
+    # scheduler's business, not the job log's (the page and `status` say them).
+    world.log(victim, None, preemption_line(victim, world.clock.label(world.now)))
     world.emit(
         JobStateChanged(
             world.now,
@@ -130,6 +136,10 @@ def _grace_window(world: World, job: Job, attempt, by: Job, grace: float):
         and policy.enabled
         and attempt.training
     ):
+        # The script's own handler speaks; a script without one prints nothing before it dies.
+        world.log(
+            job, 0, f"[rank0]: caught SIGTERM: saving a checkpoint at step {job.step} before exit"
+        )
         saved = yield from checkpointing.write(world, job, attempt, deadline=deadline)
         if attempt.ended:
             return

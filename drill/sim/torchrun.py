@@ -22,21 +22,29 @@ IB_RETRY_WINDOW = 30.0
 NCCL_VERSION = "2.21.5"
 
 
+# What torchrun's error summary says as the traceback of a child that wrote no error file.
+NO_TRACEBACK = "To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"
+
+
 def exit_cause(exitcode: int, pid: int) -> str:
+    """The block's error_file and traceback fields: no rank here records an error file, so the
+    traceback is the signal that ended it, or torchrun's pointer to how to get one."""
     if exitcode < 0:
         name = signal.Signals(-exitcode).name
-        return f"Signal {-exitcode} ({name}) received by PID {pid}"
-    return "error_file: <N/A>"
+        return f"error_file: <N/A>, traceback: Signal {-exitcode} ({name}) received by PID {pid}"
+    return f"error_file: <N/A>, traceback: {NO_TRACEBACK}"
 
 
 def child_failed(host: str, rank: int, local_rank: int, pid: int, exitcode: int, error: str) -> str:
-    """The root cause torchrun reports when a worker fails, on one line for the page."""
+    """torchrun's Root Cause entry, folded onto one line for the page (the page's own time
+    stands for the entry's `time` field). With no error file torchrun cannot quote what the
+    rank raised, so a quote is marked as a line from that rank's own log."""
     text = (
         f"ChildFailedError: {SCRIPT} FAILED. Root Cause (first observed failure): host: {host},"
         f" rank: {rank} (local_rank: {local_rank}), exitcode: {exitcode} (pid: {pid}),"
         f" {exit_cause(exitcode, pid)}"
     )
-    return f"{text}: {error}" if error else text
+    return f"{text}. From rank {rank}'s log: {error}" if error else text
 
 
 def agent_failed(local_rank: int, pid: int, exitcode: int) -> str:

@@ -116,17 +116,28 @@ def test_stack_of_a_healthy_gang_is_in_the_backward_pass():
 # -- gpus -------------------------------------------------------------------------------------
 
 
-def test_gpus_leaves_out_a_gpu_that_fell_off_the_bus():
+def test_gpus_stops_at_a_gpu_that_fell_off_the_bus():
+    """nvidia-smi prints one line for the GPU it cannot open and stops: no table of the other
+    seven, no processes (audit row 35)."""
     d = night({"kind": "gpu_xid", "xid": 79, "target": {"job": "train", "rank": RANK}})
     d.advance(AT + 30)
     pick = d.world.faults.chosen[SECRET_FAULT_ID][0]
-    bus = d.world.cluster.nodes[pick.node].gpus[pick.gpu].bus_id
+    bus = d.world.cluster.nodes[pick.node].gpus[pick.gpu].bus_id.upper()
     out = look(d, f"gpus {pick.node}")
-    assert out.splitlines()[0] == (
-        f"Unable to determine the device handle for GPU {bus}: Unknown Error"
-    )
-    assert f" {bus} " not in out.split("\n", 1)[1]
-    assert f"{41000 + pick.gpu}" not in out, "its process is not listed either"
+    assert out == f"Unable to determine the device handle for GPU {bus}: Unknown Error"
+    assert re.fullmatch(r"0000:[0-9A-F]{2}:00\.0", bus)
+
+
+def test_gpus_prints_bus_ids_as_nvidia_smi_does():
+    """An eight-digit PCI domain and upper-case hex, as nvidia-smi prints them (audit row 34);
+    the kernel's own lines keep the four-digit form."""
+    d = night()
+    d.advance(AT)
+    out = look(d, "gpus gpu-a-2")
+    ids = re.findall(r"^\d+\s+(\S+)\s", out.split("Processes:")[0], re.M)
+    assert len(ids) == 8, out
+    for bus in ids:
+        assert re.fullmatch(r"00000000:[0-9A-F]{2}:00\.0", bus), bus
 
 
 def test_gpus_shows_memory_and_processes_with_pids():
@@ -135,14 +146,15 @@ def test_gpus_shows_memory_and_processes_with_pids():
     out = look(d, "gpus gpu-a-2")
     assert "61440MiB / 81559MiB" in out
     assert re.search(r"^3\s+41003\s+python\s+61440MiB$", out, re.M), out
-    assert "HW Slowdown" not in out
+    assert "Slowdown" not in out
 
 
 def test_gpus_shows_throttling_and_a_pending_row_remap():
     d = night({"kind": "straggler", "slowdown": 2.0, "target": {"job": "train", "rank": RANK}})
     d.advance(AT + 30)
     out = look(d, "gpus gpu-a-2")
-    assert re.search(r"^1 .*990 MHz .*HW Slowdown$", out, re.M), out
+    # At 87C the clocks event reason is the thermal one, not the bare power-brake HW Slowdown.
+    assert re.search(r"^1 .*87C .*990 MHz .*HW Thermal Slowdown$", out, re.M), out
     d = night({"kind": "gpu_xid", "xid": 48, "target": {"job": "train", "rank": RANK}})
     d.advance(AT + 30)
     pick = d.world.faults.chosen[SECRET_FAULT_ID][0]
@@ -300,8 +312,25 @@ def test_status_of_a_failed_job_says_what_is_on_disk_not_where_nobody_restarts_i
     line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
     latest = d.learner_job.checkpoints.latest_step
     assert latest, "the job wrote checkpoints before it died"
-    assert line.endswith(f"when it stopped; latest checkpoint step {latest}"), line
+    assert line.endswith(
+        f"; the last attempt reached step {d.learner_job.step}/200, latest checkpoint step {latest}"
+    ), line
     assert "scratch" not in line
+
+
+def test_status_of_a_restart_starting_up_is_not_running_when_it_stopped():
+    """A new attempt still starting up: `running`, and how far the last one got, never
+    "running ... when it stopped" in one line (audit row 38)."""
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}}, max_restarts=2)
+    job = d.learner_job
+    d.advance(AT + 15)
+    while not (job.state == "running" and not job.current.training):
+        d.advance(5)
+    line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
+    assert "when it stopped" not in line, line
+    assert line.startswith(
+        f"train: running, starting up; the last attempt reached step {job.step}/"
+    ), line
 
 
 def test_status_of_a_job_waiting_for_its_retry_says_where_it_resumes():
@@ -310,4 +339,5 @@ def test_status_of_a_job_waiting_for_its_retry_says_where_it_resumes():
     line = next(x for x in look(d, "status").splitlines() if x.startswith("train:"))
     latest = d.learner_job.checkpoints.latest_step
     assert d.learner_job.state in ("requeued", "pending"), line
-    assert line.endswith(f"when it stopped; resumes from checkpoint step {latest}"), line
+    assert line.endswith(f", resumes from checkpoint step {latest}"), line
+    assert "the last attempt reached step" in line and "when it stopped" not in line

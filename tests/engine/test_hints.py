@@ -36,3 +36,12 @@ def test_a_hint_for_what_the_learner_already_did_is_skipped():
     assert result.accepted, result.output
     assert "health gpu-a-1" in result.output
     assert len(d.ctx.hints_shown) == 1  # the skipped ones cost nothing
+
+
+def test_the_oom_hints_do_not_call_a_restart_the_whole_fix():
+    """A host OOM kill comes back unless the job's memory use changes: the hint says so,
+    and never that a healthy node makes a restart the fix (audit row 37)."""
+    for name in ("bad-data-shard", "corrupt-checkpoint"):
+        [hint] = [h.text for h in resolve_incident(name).incident.hints if "OOM" in h.text]
+        assert "restart is the fix" not in hint, (name, hint)
+        assert "OOM again" in hint, (name, hint)

@@ -273,3 +273,24 @@ def test_workers_die_with_the_drill_process(tmp_path, sig, code):
             proc.kill()
     assert proc.returncode == code, proc.stderr.read() if proc.stderr else ""
     assert wait_gone(marker) == []
+
+
+def test_a_full_dev_shm_fails_the_gloo_job_in_torchs_words_not_nccls():
+    """shm-full on gloo: gloo's TCP transport needs no /dev/shm, so the start-up that fails on
+    the full node fails in torch's own shared-memory words, never NCCL's (audit row 27)."""
+    marker = f"gloo-{uuid.uuid4()}"
+    done = subprocess.run(
+        [sys.executable, "-m", "drill", "run", "shm-full", "--backend", "gloo", "--ranks", "2",
+         "--json"],
+        cwd=REPO, env=drill_env(marker), capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = [
+        e["text"] for e in json.loads(done.stdout)["timeline"] if e["subject"] == "llm-pretrain"
+    ]
+    failures = [t for t in said if "ChildFailedError" in t]
+    assert failures, said
+    assert any("unable to write to file </torch_" in t for t in failures), failures
+    assert "No space left on device (28)" in failures[-1]
+    assert not [t for t in said if "NCCL" in t], [t for t in said if "NCCL" in t]
+    assert wait_gone(marker) == []

@@ -91,7 +91,7 @@ def test_a_reset_is_refused_while_the_leftover_holds_the_gpu():
     result = d.act("reset gpu-a-1 --gpu 3")
     assert not result.accepted
     assert result.output == (
-        "Unable to reset GPU 0000:4b:00.0 because it's being used by some other process; kill the"
+        "Unable to reset GPU 00000000:4B:00.0 because it's being used by some other process; kill the"
         " processes using this GPU first (`gpus gpu-a-1` lists them), then try the reset again"
     )
     assert d.world.cluster.nodes["gpu-a-1"].gpus[3].held_by is not None
@@ -157,7 +157,7 @@ def test_a_reset_is_refused_while_work_runs_on_the_gpu():
     d.advance(300)
     result = d.act("reset gpu-a-1")
     assert not result.accepted
-    assert "Unable to reset GPU 0000:18:00.0 because it's being used by some other process" in (
+    assert "Unable to reset GPU 00000000:18:00.0 because it's being used by some other process" in (
         result.output
     )
     assert "train" in result.output
@@ -207,6 +207,10 @@ def test_a_reset_clears_an_xid_74_and_the_restart_on_the_same_node_trains():
     d.act("cancel train")
     result = d.act("reset gpu-a-1 --gpu 3")
     assert result.accepted and "still reports an error" not in result.output
+    # nvidia-smi -r's own words (audit row 34), one line a GPU, then its closing line.
+    assert result.output == (
+        "gpu-a-1: GPU 00000000:4B:00.0 was successfully reset.\ngpu-a-1: All done."
+    )
     assert not d.world.cluster.nodes["gpu-a-1"].gpus[3].broken
     assert d.act("restart train --from latest").accepted
     d.advance(600)
@@ -246,9 +250,25 @@ def test_shm_full_fails_the_next_start_up_with_nccls_own_words():
     assert d.learner_job.current.training, "a running gang keeps its segments"
     d.advance(400)
     logs = all_logs(d)
-    assert "NCCL WARN Call to posix_fallocate failed : No space left on device" in logs
-    assert "NCCL WARN Error while creating shared memory segment /dev/shm/nccl-" in logs
-    assert "NCCL error: unhandled system error" in why(d)[1]
+    # NCCL 2.2x's words: host:pid:tid [device], its source line, a six-letter segment name.
+    extend = re.search(
+        r"gpu-a-2:(\d+):(\d+) \[\d\] misc/shmutils\.cc:\d+ NCCL WARN Error: failed to extend"
+        r" (/dev/shm/nccl-[A-Za-z0-9]{6}) to 9637892 bytes, error: No space left on device \(28\)",
+        logs,
+    )
+    assert extend, logs
+    segment = extend.group(3)
+    assert (
+        f"misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment {segment}"
+        " (size 9637888), error: No space left on device (28)" in logs
+    )
+    assert "posix_fallocate" not in logs, "NCCL 2.11's words, not 2.21's"
+    assert (
+        "NCCL error in: ProcessGroupNCCL.cpp, unhandled system error (run with NCCL_DEBUG=INFO"
+        " for details), NCCL version 2.21.5. ncclSystemError: System call (e.g. socket, malloc)"
+        " or external library call failed or device error. Last error: Error while creating"
+        f" shared memory segment {segment} (size 9637888)" in why(d)[1]
+    )
     assert d.act("reboot gpu-a-2").accepted
     d.advance(400)
     assert not d.world.cluster.nodes["gpu-a-2"].shm_full

@@ -3,6 +3,8 @@ script handles SIGTERM; requeue; and a gang that stays pending on a fragmented c
 
 from __future__ import annotations
 
+import re
+
 from drill.engine.drill import Drill
 from drill.sim.events import JobStateChanged
 from tests.drillkit import build, job_spec
@@ -142,3 +144,29 @@ def test_a_higher_class_only_preempts_lower_classes_lowest_first():
     }
     assert "scavenger" in preempted  # the low one goes first
     assert "peer" not in preempted  # same class is never preempted
+
+
+def job_log(d: Drill, job: str) -> list[str]:
+    return [line.text for line in d.world.jobs[job].log.lines]
+
+
+def test_the_job_log_has_slurms_preemption_line_and_not_the_preemptor_or_the_grace():
+    """slurmstepd's `*** JOB ... CANCELLED AT ... DUE TO PREEMPTION ***`; the job log names
+    neither the job that preempted it nor the grace, and a script without a SIGTERM handler
+    prints nothing of its own before it dies (audit row 31)."""
+    d = night(on_sigterm=False)
+    log = job_log(d, "train")
+    cancelled = [t for t in log if "DUE TO PREEMPTION" in t]
+    assert len(cancelled) == 1, log
+    assert re.fullmatch(
+        r"slurmstepd: error: \*\*\* JOB train ON gpu-a-\d+ CANCELLED AT \d\d:\d\d:\d\d DUE TO"
+        r" PREEMPTION \*\*\*",
+        cancelled[0],
+    ), cancelled
+    assert not [t for t in log if "urgent" in t or "SIGKILL" in t or "grace" in t], log
+    assert not [t for t in log if "SIGTERM" in t], "no handler, no line of its own"
+
+
+def test_a_sigterm_handler_says_so_in_the_jobs_own_log():
+    d = night(on_sigterm=True)
+    assert [t for t in job_log(d, "train") if "caught SIGTERM" in t], job_log(d, "train")

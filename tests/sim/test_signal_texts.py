@@ -5,6 +5,8 @@ One test per text. Read the way a learner reads them (health, logs, status, the 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from drill.engine.drill import Drill
@@ -152,6 +154,21 @@ def test_a_leaf_flap_is_in_the_switch_log_not_any_node_dmesg():
     ]
 
 
+def test_an_oom_kill_prints_the_kernels_memory_counters():
+    """The kernel's oom_kill line carries total-vm, anon-rss, file-rss, shmem-rss, UID,
+    pgtables and oom_score_adj, never the bare `Killed process` (audit row 37)."""
+    d = night({"kind": "kill_rank", "target": {"job": "train", "rank": RANK}})
+    d.advance(AT + 1)
+    [line] = kernel(d, pick(d).node)
+    m = re.fullmatch(
+        r"Out of memory: Killed process (\d+) \(python\) total-vm:(\d+)kB, anon-rss:(\d+)kB,"
+        r" file-rss:\d+kB, shmem-rss:\d+kB, UID:\d+ pgtables:\d+kB oom_score_adj:0",
+        line,
+    )
+    assert m, line
+    assert int(m.group(2)) > int(m.group(3)), "a process maps more than it holds"
+
+
 def test_watchdog_abort_and_child_failed_error_not_an_invented_summary():
     d = night({"kind": "hang_rank", "target": {"job": "train", "rank": RANK}})
     d.advance(AT + 1)
@@ -162,8 +179,9 @@ def test_watchdog_abort_and_child_failed_error_not_an_invented_summary():
     seq = collective_seq(step) + 1
     assert job.reason.startswith(
         "ChildFailedError: train.py FAILED. Root Cause (first observed failure): host: gpu-a-1,"
-        " rank: 0 (local_rank: 0), exitcode: -6 (pid: 40000), Signal 6 (SIGABRT) received by"
-        " PID 40000: [rank0]:[E ProcessGroupNCCL.cpp] [Rank 0] Watchdog caught collective"
+        " rank: 0 (local_rank: 0), exitcode: -6 (pid: 40000), error_file: <N/A>, traceback:"
+        " Signal 6 (SIGABRT) received by PID 40000. From rank 0's log:"
+        " [rank0]:[E ProcessGroupNCCL.cpp] [Rank 0] Watchdog caught collective"
         f" operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE"
     )
     logs = learner_outputs(d, "train", [])
@@ -174,6 +192,25 @@ def test_watchdog_abort_and_child_failed_error_not_an_invented_summary():
     assert "taking the entire process down" in logs["logs train --rank 3"]
     assert "Watchdog" not in logs[f"logs train --rank {RANK}"], "the hung rank has no timeout"
     assert "ranks reported it" not in job.reason
+
+
+def test_a_crashed_rank_is_named_as_torchrun_names_it_and_its_error_quoted_from_its_log():
+    """torchrun's Root Cause entry for a rank that exited 1 with no error file: error_file
+    <N/A> and the pointer to how to get a traceback, never the child's exception as if
+    torchrun had it; what the rank raised comes marked as its own log's line (audit row 29)."""
+    d = night({"kind": "gpu_xid", "xid": 13, "target": {"job": "train", "rank": RANK}})
+    d.advance(AT + 60)
+    why = d.learner_job.attempts[0].why
+    head, quote = why.split(f" From rank {RANK}'s log: ")
+    assert re.fullmatch(
+        r"ChildFailedError: train\.py FAILED\. Root Cause \(first observed failure\): host:"
+        rf" gpu-a-2, rank: {RANK} \(local_rank: 1\), exitcode: 1 \(pid: \d+\), error_file:"
+        r" <N/A>, traceback: To enable traceback see:"
+        r" https://pytorch\.org/docs/stable/elastic/errors\.html\.",
+        head,
+    ), why
+    assert quote.startswith(f"[rank{RANK}]: RuntimeError: ")
+    assert quote in learner_outputs(d, "train", [])[f"logs train --rank {RANK}"]
 
 
 def test_ib_loss_fails_nccl_within_seconds_with_the_retry_error():

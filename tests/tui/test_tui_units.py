@@ -97,6 +97,11 @@ def test_plan_costs_are_the_incidents_own_arithmetic():
 def test_the_map_shows_a_dead_gpu_and_a_rollup_lists_unhealthy_nodes():
     drill = Drill(resolve_incident("dead-rank").incident, 1)
     drill.advance(31 * 60)
+    cells = "\n".join(
+        "".join(s.text for s in line) for line in map_lines(drill.snapshot(), 120, 40)
+    )
+    assert "X" not in cells.split("gpu-a-2", 1)[1].split("gpu-a-3")[0], "silence first"
+    drill.act("health gpu-a-2")  # the look that shows the Xid: the map marks it from now
     drill.act("drain gpu-a-2")
     snapshot = drill.snapshot()
     text = "\n".join("".join(s.text for s in line) for line in map_lines(snapshot, 120, 40))

@@ -115,21 +115,21 @@ def reset(ctx: Context, call: Call) -> str:
     if busy:
         jobs = ", ".join(sorted(j for j, gpus in node.allocations.items() if set(gpus) & set(busy)))
         raise Reject(
-            f"Unable to reset GPU {node.gpus[busy[0]].bus_id} because it's being used by some"
+            f"Unable to reset GPU {node.gpus[busy[0]].smi_bus_id} because it's being used by some"
             f" other process ({jobs}); stop the work on it first"
         )
     # A process outside any job that still has the device open: the driver refuses the same.
     held = [i for i in indexes if node.gpus[i].held_by is not None]
     if held:
         raise Reject(
-            f"Unable to reset GPU {node.gpus[held[0]].bus_id} because it's being used by some"
+            f"Unable to reset GPU {node.gpus[held[0]].smi_bus_id} because it's being used by some"
             f" other process; kill the processes using this GPU first (`gpus {node.name}` lists"
             " them), then try the reset again"
         )
     broken = [i for i in indexes if node.gpus[i].broken and not node.gpus[i].needs_reset]
     text = ops.reset_gpus(ctx.world, node, indexes)
     if broken:
-        text += f"; GPU {', '.join(str(i) for i in broken)} still reports an error"
+        text += f"\n{node.name}: GPU {', '.join(str(i) for i in broken)} still reports an error"
     return text
 
 

@@ -42,6 +42,9 @@ class Context:
     parse: Callable[[str], Any] | None = None
     # True until the first action that is not a plan verb at the night's start: the plan.
     pre_shift: bool = True
+    # When the learner last looked at each node (a look verb on it: `health`, `gpus`, ...):
+    # the cluster map shows a dead GPU only once a look or a page could have shown it.
+    inspected: dict[str, float] = field(default_factory=dict)
 
     def visible_jobs(self) -> dict[str, Job]:
         return {name: job for name, job in self.world.jobs.items() if submitted(job)}

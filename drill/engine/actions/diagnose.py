@@ -215,12 +215,12 @@ def gpus(ctx: Context, call: Call) -> str:
     rows = [("GPU", "BUS-ID", "TEMP", "SM CLOCK", "MEMORY USED", "UTIL", "THROTTLE")]
     processes = [("GPU", "PID", "PROCESS", "MEMORY")]
     remaps: list[str] = []
+    lost = next((g for g in node.gpus if g.broken and fell_off_the_bus(g.xid)), None)
+    if lost is not None:
+        # nvidia-smi stops at the first GPU it cannot open: no table, no processes. The
+        # others answer one at a time (`nvidia-smi -i N`), which the game leaves out.
+        return f"Unable to determine the device handle for GPU {lost.bus_id.upper()}: Unknown Error"
     for gpu in node.gpus:
-        if gpu.broken and fell_off_the_bus(gpu.xid):
-            lines.append(
-                f"Unable to determine the device handle for GPU {gpu.bus_id}: Unknown Error"
-            )
-            continue
         owner = next((job for job, idx in node.allocations.items() if gpu.index in idx), None)
         job = world.jobs.get(owner) if owner else None
         alive = job is not None and _process_alive(world, job, node.name, gpu.index)
@@ -233,7 +233,7 @@ def gpus(ctx: Context, call: Call) -> str:
         if held is not None:
             memory = min(MEMORY_TOTAL_MIB, memory + held[1])
         if gpu.broken:
-            rows.append((str(gpu.index), gpu.bus_id, "ERR!", "ERR!", "ERR!", "ERR!", "-"))
+            rows.append((str(gpu.index), gpu.smi_bus_id, "ERR!", "ERR!", "ERR!", "ERR!", "-"))
         else:
             # NCCL kernels spin while they wait for a peer: a stalled gang still reads 100%.
             busy = alive and _on_gpu(job, node.name, gpu.index)
@@ -242,12 +242,12 @@ def gpus(ctx: Context, call: Call) -> str:
             rows.append(
                 (
                     str(gpu.index),
-                    gpu.bus_id,
+                    gpu.smi_bus_id,
                     f"{temp}C",
                     f"{clock} MHz",
                     f"{memory}MiB / {MEMORY_TOTAL_MIB}MiB",
                     f"{100 if busy else 0}%",
-                    "HW Slowdown" if gpu.throttled > 1.0 else "None",
+                    "HW Thermal Slowdown" if gpu.throttled > 1.0 else "None",
                 )
             )
         pending = gpu.broken and gpu.xid in (48, 95) or getattr(gpu, "remap_pending", False)

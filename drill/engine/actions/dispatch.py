@@ -31,6 +31,8 @@ def run(ctx: Context, command: Command) -> tuple[str, float, bool]:
     if verb.kind == Kind.LOOK:
         node = call.get("node") if verb.on == On.NODE else None
         exposure.looked(node, output, cluster=verb.on == On.CLUSTER)
+        if node is not None:
+            ctx.inspected[node.name] = ctx.world.now
     exposure.settle()  # and from now, as this left it
     if verb.plan and ctx.pre_shift:
         return output, 0.0, False  # the pre-shift plan is made before the night starts

@@ -38,18 +38,25 @@ def _job_line(ctx: Context, job) -> str:
     progress = f"step {job.step}/{job.steps}" if job.training else ""
     attempt = job.current
     stopped = job.training and job.state != "completed" and not (attempt and attempt.training)
+    state = job.state
+    if stopped and job.step:
+        # No attempt trains now: say how far the last one got, never "running ... when it
+        # stopped" in one breath. A running job here is a new attempt still starting up.
+        progress = f"; the last attempt reached step {job.step}/{job.steps}"
+        if job.state == RUNNING:
+            state = "running, starting up"
     if stopped and job.step and job.state == FAILED:
         # Nothing runs it again until someone does: say what is on disk, not where a restart
         # nobody has asked for would start (`restart` takes latest unless told otherwise).
         latest = job.checkpoints.latest_step
-        progress += f" when it stopped; latest checkpoint {_step_or_none(latest)}"
+        progress += f", latest checkpoint {_step_or_none(latest)}"
     elif stopped and job.step:
         resume = ctx.world.resume_point(job)
         if (resume or 0) < job.step:
             where = f"checkpoint step {resume}" if resume is not None else "scratch"
-            progress += f" when it stopped; resumes from {where}"
+            progress += f", resumes from {where}"
     reason = f" ({job.reason})" if job.reason else ""
-    return f"{job.name}: {job.state}{reason} {progress}".rstrip()
+    return f"{job.name}: {state}{reason}{progress if progress.startswith(';') else ' ' + progress}".rstrip()
 
 
 def _starting_since(ctx: Context, job) -> str:
@@ -202,7 +209,7 @@ def health(ctx: Context, call: Call) -> str:
         if gpu.broken:
             condition = f"FAIL: Xid {gpu.xid} ({xid(gpu.xid or 0).name})"
         elif gpu.throttled > 1.0:
-            condition = "ok, clocks throttled (HW Slowdown: Active)"
+            condition = "ok, clocks throttled (HW Thermal Slowdown: Active)"
         else:
             condition = "ok"
         if not gpu.broken and getattr(gpu, "remap_pending", False):
