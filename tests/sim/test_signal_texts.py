@@ -230,7 +230,10 @@ def test_an_async_nccl_error_is_caught_by_the_watchdog_and_aborts_the_rank():
     d = night({"kind": "link_flap", "target": {"leaf": "leaf-a1"}}, max_restarts=0)
     d.advance(AT + 60)
     job = d.learner_job
-    assert "exitcode: -6 (pid: 40000), Signal 6 (SIGABRT) received by PID 40000:" in job.reason
+    assert (
+        "exitcode: -6 (pid: 40000), error_file: <N/A>, traceback: Signal 6 (SIGABRT) received"
+        " by PID 40000. From rank 0's log:"
+    ) in job.reason
     assert (
         "[rank0]:[E ProcessGroupNCCL.cpp] [PG 0 Rank 0] Process group watchdog thread terminated"
         " with exception: NCCL error: remote process exited or there was a network error"
