@@ -52,30 +52,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         None,
         f"attempt {attempt.number}: launching {job.world} ranks on {', '.join(job.nodes)}",
     )
-    # The processes start and make their first CUDA call (set_device): a GPU the driver cannot
-    # use, or GPUs that never joined the NVLink fabric, fail it there, before any rendezvous.
-    yield env.timeout(cluster.startup)
-    if attempt.ended:
-        return
-    broken = _broken_rank(world, job)
-    if broken is not None:
-        rank, node, error = broken
-        text = f"[rank{rank}]: RuntimeError: {error}"
-        world.log(job, rank, text)
-        world.end_attempt(
-            job, FAILED, failed_at_startup(world, job, rank, text), blame=_blame(world, node)
-        )
-        return
-    fabric = gpu_state.fabric_failure(world, job)
-    if fabric is not None:
-        rank, raised = fabric
-        text = f"[rank{rank}]: {raised}"
-        world.log(job, rank, text)
-        world.end_attempt(job, FAILED, failed_at_startup(world, job, rank, text))
-        return
-    # Then the ranks find each other and read the checkpoint; NCCL sets up its shared memory
-    # and the model takes its GPU memory, where /dev/shm full or a leftover's memory fail it.
-    setup = cluster.rendezvous
+    setup = cluster.startup + cluster.rendezvous
     if resume is not None:
         read = world.checkpoint_read_time(job)
         setup += read
@@ -100,7 +77,7 @@ def training_attempt(world: World, job: Job, attempt: Attempt):
         world.end_attempt(job, FAILED, failed_at_startup(world, job, rank, text))
         return
     broken = _broken_rank(world, job)
-    if broken is not None:  # a GPU that broke while the ranks met
+    if broken is not None:
         rank, node, error = broken
         text = f"[rank{rank}]: RuntimeError: {error}"
         world.log(job, rank, text)

@@ -95,15 +95,13 @@ def test_unit_results_and_the_scheduler_stay_out_of_the_kernel_ring_buffer():
     assert "active (running)" in slurmd and "   Main PID: 2301 (slurmd)" in slurmd
 
 
-def test_torch_raises_error_802_in_its_own_words_at_the_first_cuda_call():
+def test_torch_raises_error_802_in_its_own_words():
     d = night({"target": {"node": "gpu-a-2"}}, cluster={"startup": "20s"})
     rebooted(d, 1200)
     failed = [a for a in d.learner_job.attempts if a.why and "Error 802" in a.why]
     assert failed, [a.why for a in d.learner_job.attempts]
     for attempt in failed:
         assert f"[rank8]: {TORCH_802}" in attempt.why
-        # The processes start (20s here) and fail at set_device: no rendezvous, no read.
-        assert attempt.end - attempt.start == 20.0
 
 
 def test_nvidia_smi_shows_no_process_on_gpus_that_never_joined_the_fabric():
