@@ -29,7 +29,7 @@ def expectations() -> dict[str, dict]:
         rows[name] = {
             "recovered": {"yes": True, "no": False}[recovered],
             "final_step": int(step),
-            "match": match,
+            "match": None if match == "-" else match,
             "total": float(total),
         }
     return rows
