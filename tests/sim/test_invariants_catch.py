@@ -187,3 +187,17 @@ def test_the_catalog_and_the_disk_are_compared_step_for_step():
         f"train: the catalog lists {sorted(listed)}, the backend's disk holds"
         f" {sorted(listed | {extra})}"
     ]
+
+
+def test_a_kept_step_pace_that_no_longer_matches_the_gpus_is_found():
+    world = _running_world()
+    job = world.jobs["train"]
+    assert world.step_factor(job) == 1.0  # kept for this placement
+    # A throttle set behind the version's back (object.__setattr__ skips Gpu's own hook), as a
+    # bug that forgets to bump it would: the kept pace is now stale.
+    node, gpus = job.placement[0]
+    gpu = world.cluster.nodes[node].gpus[gpus[0]]
+    stale = dict(gpu.throttles)
+    stale["hot"] = 2.0
+    object.__setattr__(gpu, "throttles", stale)
+    assert broken_rules(world) == ["train steps at 1.0x, but its GPUs and leaves say 2.0x"]
