@@ -12,7 +12,9 @@ wrong score.
    kept outside the model (a counter on the replica object) carried over between runs.
 3. It is fast enough: the measured step time times the job's steps must fit in the night's
    budget (NIGHT_BUDGET_S of training on this machine). The step is timed in CPU seconds of
-   this process, so a machine busy with other work does not make a good replica look slow; a
+   the thread that runs it (torch runs on one thread here, see replica/determinism.py), so
+   neither a machine busy with other work nor the game's other threads (the screen, par
+   measured in the background while the learner plays) make a good replica look slow; a
    step that takes far longer in wall time than that (a replica that sleeps or waits on a
    file) is refused too once its wall time exceeds WALL_SLACK times the budget. A night also
    trains the baseline once and the reference and do-nothing runs that set par, so a replica at
@@ -74,12 +76,13 @@ def check_replica(
     *,
     steps: int,
     budget_s: float = NIGHT_BUDGET_S,
-    clock: Callable[[], float] = time.process_time,
+    clock: Callable[[], float] = time.thread_time,
     wall_clock: Callable[[], float] = time.perf_counter,
 ) -> CheckReport:
     """Refuse a replica that is not deterministic or too slow for `steps` steps in a night.
 
-    `clock` times a step's CPU (this process), `wall_clock` its wall time."""
+    `clock` times a step's CPU (this thread: process time would count the game's other
+    threads too), `wall_clock` its wall time."""
     with _checking:
         return _check_replica(replica, steps, budget_s, clock, wall_clock)
 
