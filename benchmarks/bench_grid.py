@@ -95,7 +95,7 @@ def play_cell(nodes: int, jobs: int) -> dict:
     schedule_pass = world.schedule_pass
 
     def counted_pass() -> None:
-        waiting = sum(1 for job in world.pending_jobs())
+        waiting = world.pending_count()  # held jobs included: they wait in the queue too
         if waiting:
             pending_seen.append(waiting)
         schedule_pass()

@@ -42,6 +42,9 @@ class FreeIndex:
         self.member: dict[int, tuple[str, int]] = {}
         self.members_seen: dict[str, int] = {}
         self.members_total = 0
+        # Counts the syncs that reread a node: equal between two looks, no node changed state,
+        # heartbeat or allocations in between (a scheduling pass with nothing else new skips).
+        self.version = 0
         self._read_members()
         cluster.changed.update(self.names)
         self.sync()
@@ -67,6 +70,7 @@ class FreeIndex:
             self._read_members()
         if not cluster.changed:
             return
+        self.version += 1
         changed = list(cluster.changed)  # each node is reread alone: the order does not matter
         cluster.changed.clear()
         for name in changed:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drill.incident.models import PRIORITY_RANK, JobSpec
+from drill.sim import job_fields
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.ledger import Outage
 from drill.sim.logs import JobLog
@@ -84,6 +85,7 @@ class Attempt:
         }
 
 
+@job_fields.install  # priority, held and exclude re-file a waiting job; reason reads the pass
 @dataclass
 class Job:
     name: str
@@ -138,6 +140,10 @@ class Job:
     divergence: Any = None
     # NCCL flight recorder dumps, written when a watchdog timed out a collective: `trace JOB`.
     flight_dumps: list[Any] = field(default_factory=list)
+    # Set by the world that holds the job (drill/sim/job_fields.py): told when a field its
+    # queue is filed by changes, and where the job's reason is read from after a pass.
+    queue_hook: Any = field(default=None, repr=False, compare=False)
+    reasons_from: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.world == 0:

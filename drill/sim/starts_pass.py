@@ -33,10 +33,16 @@ ALL, SHORT = 0, 1  # behind the reservation: every job of the shape may start, o
 
 
 def plan_starts(
-    cluster: Cluster, queue: ShapeQueue, ends: RunningEnds, now: float
+    cluster: Cluster,
+    queue: ShapeQueue,
+    ends: RunningEnds,
+    now: float,
+    never: list[Group] | None = None,
 ) -> tuple[list[Decision], Job | None]:
     """The jobs that start now, in queue order, and the job that holds the reservation (None
-    when nothing is blocked). The caller starts them and takes them out of `queue`."""
+    when nothing is blocked). The caller starts them and takes them out of `queue`. `never`,
+    when given, gets the shapes that fit no usable nodes even with nothing running (their
+    jobs' reason says why)."""
     index = free_index.of(cluster)
     scratch = index.scratch()
     taken: dict[str, set[int]] = {}
@@ -48,6 +54,8 @@ def plan_starts(
         skip = index.positions(exclude) if exclude else frozenset()
         if index.ever_fits(world, skip):
             live.append((group, skip))
+        elif never is not None:
+            never.append(group)
 
     def take(job: Job, placement: Placement) -> None:
         for node, gpus in placement:
