@@ -119,19 +119,20 @@ def play_cell(nodes: int, jobs: int) -> dict:
     }
 
 
-def run_cell(nodes: int, jobs: int, limit: float) -> dict | None:
-    """The cell in a fresh interpreter; None when it ran past `limit` or failed."""
+def run_cell(nodes: int, jobs: int, limit: float) -> dict | str:
+    """The cell in a fresh interpreter, or what stopped it: past `limit`, or its last words."""
     command = [sys.executable, str(Path(__file__).resolve()), "--cell", str(nodes), str(jobs)]
     try:
         done = subprocess.run(
             command, cwd=REPO, capture_output=True, text=True, timeout=limit, check=False
         )
     except subprocess.TimeoutExpired:
-        return None
+        return f"stopped after {limit:.0f} s"
     for line in done.stdout.splitlines():
         if line.startswith(CELL_MARK):
             return json.loads(line[len(CELL_MARK) :])
-    return None
+    last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    return f"failed (exit {done.returncode}): {last}"
 
 
 def rows_for(cell: dict) -> list[dict]:
@@ -166,8 +167,8 @@ def main() -> int:
     for nodes in nodes_list:
         for jobs in jobs_list:
             cell = run_cell(nodes, jobs, args.limit)
-            if cell is None:
-                print(f"{nodes} nodes x {jobs} jobs: stopped after {args.limit:.0f} s")
+            if isinstance(cell, str):
+                print(f"{nodes} nodes x {jobs} jobs: {cell}")
                 continue
             rows += rows_for(cell)
             costs.append(cell["us_per_event"] / cell["bare_us_per_event"])

@@ -10,8 +10,9 @@ made a pass cost nodes times jobs. This index answers both from buckets instead:
 - `whole[island]`: indexes (in that island's member order) of its usable, wholly free nodes.
 
 Nodes tell the cluster when their state, heartbeat or allocations change (drill/sim/cluster.py
-`changed`); `sync` rereads those nodes only. A pass works on a `Scratch`, a copy it can take GPUs
-from (and, for a reservation, give running jobs' GPUs back to) without touching the cluster.
+`changed`); `sync` rereads those nodes only. A pass works on a `Scratch`, which takes GPUs (and,
+for a reservation, gives running jobs' GPUs back) in the index's own lists without touching the
+cluster, and puts them back when the pass is done with it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ class FreeIndex:
         # Counts the syncs that reread a node: equal between two looks, no node changed state,
         # heartbeat or allocations in between (a scheduling pass with nothing else new skips).
         self.version = 0
+        # Scratches not yet undone, oldest first (they change the lists above in place).
+        self.open: list[Scratch] = []
         self._read_members()
         cluster.changed.update(self.names)
         self.sync()
@@ -65,6 +68,8 @@ class FreeIndex:
         self.members_total = sum(self.members_seen.values())
 
     def sync(self) -> None:
+        if self.open:
+            raise RuntimeError("the free-GPU index synced while a scratch of it is open")
         cluster = self.cluster
         if sum(map(len, cluster.islands.values())) != self.members_total:
             self._read_members()
@@ -139,30 +144,42 @@ class FreeIndex:
 
 
 class Scratch:
-    """One pass's working copy of the index: placement takes GPUs here, not on the cluster."""
+    """One pass's working view of the index: placement takes GPUs here, not on the cluster.
+
+    It changes the index's own lists and keeps what it changed, and `undo` puts them back: a
+    pass takes from a handful of nodes, while a copy of the index costs every node (at 8,192
+    nodes, a copy per pass was most of a pass). So a scratch is always undone when its user is
+    done with it, the latest one first (`with index.scratch() as scratch:`), and the index
+    refuses to sync, or an older scratch to change, while a newer one is open."""
 
     def __init__(self, index: FreeIndex):
-        # Copy on write: most passes place nothing, and they need not copy the index to see so.
         self.index = index
         self.gpn = index.gpn
         self.count = index.count
         self.buckets = index.buckets
         self.whole = index.whole
-        self.owned = False
+        self.log: list[tuple[int, int]] = []  # (node position, its free GPUs before), in order
+        index.open.append(self)
 
-    def _own(self) -> None:
-        if not self.owned:
-            self.count = list(self.count)
-            self.buckets = [list(bucket) for bucket in self.buckets]
-            self.whole = {island: list(members) for island, members in self.whole.items()}
-            self.owned = True
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.undo()
 
     def copy(self) -> Scratch:
-        other = Scratch.__new__(Scratch)
-        other.index, other.gpn = self.index, self.gpn
-        other.count, other.buckets, other.whole = self.count, self.buckets, self.whole
-        other.owned = False
-        return other
+        """A scratch on top of this one: it starts from this one's changes, and must be undone
+        before this one is changed or read again."""
+        return Scratch(self.index)
+
+    def undo(self) -> None:
+        open_ = self.index.open
+        if not open_ or open_[-1] is not self:
+            raise RuntimeError("a scratch of the free-GPU index undone out of turn")
+        for position, before in reversed(self.log):
+            self._move(position, self.count[position], before)
+        self.log.clear()
+        open_.pop()
 
     def adjust(self, position: int, delta: int) -> None:
         """Take (negative) or give back (positive) GPUs on a usable node."""
@@ -172,7 +189,12 @@ class Scratch:
         new = min(self.gpn, max(0, old + delta))
         if new == old:
             return
-        self._own()
+        if self.index.open[-1] is not self:
+            raise RuntimeError("a scratch of the free-GPU index changed under a newer one")
+        self.log.append((position, old))
+        self._move(position, old, new)
+
+    def _move(self, position: int, old: int, new: int) -> None:
         bucket = self.buckets[old]
         del bucket[bisect_left(bucket, position)]
         insort(self.buckets[new], position)

@@ -98,7 +98,18 @@ def plan(
     version, and a property test holds the two to the same decisions. `running` may be a
     function: only a pass with a blocked job reads it (for the reservation)."""
     index = free_index.of(cluster)
-    scratch = index.scratch()
+    with index.scratch() as scratch:
+        return _plan_on(scratch, cluster, pending, running, now)
+
+
+def _plan_on(
+    scratch: Scratch,
+    cluster: Cluster,
+    pending: list[Job],
+    running: list[Job] | Callable[[], list[Job]],
+    now: float,
+) -> list[Decision]:
+    index = scratch.index
     decisions: list[Decision] = []
     taken: dict[str, set[int]] = {}
     reservation: Reservation | None = None
@@ -225,8 +236,15 @@ def _reserve_from(
     scratch: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
 ) -> Reservation:
     """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name)."""
-    index = scratch.index
-    trial = scratch.copy()
+    with scratch.copy() as trial:
+        return _reserve_on(trial, job, skip, ends, now)
+
+
+def _reserve_on(
+    trial: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
+) -> Reservation:
+    """Give running jobs' GPUs back on `trial` in end order until `job` fits."""
+    index = trial.index
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn

@@ -19,6 +19,7 @@ import heapq
 
 from drill.sim import free_index
 from drill.sim.cluster import Cluster
+from drill.sim.free_index import Scratch
 from drill.sim.jobs import Job
 from drill.sim.scheduler import (
     Decision,
@@ -44,7 +45,18 @@ def plan_starts(
     when given, gets the shapes that fit no usable nodes even with nothing running (their
     jobs' reason says why)."""
     index = free_index.of(cluster)
-    scratch = index.scratch()
+    with index.scratch() as scratch:
+        return _plan_starts_on(scratch, queue, ends, now, never)
+
+
+def _plan_starts_on(
+    scratch: Scratch,
+    queue: ShapeQueue,
+    ends: RunningEnds,
+    now: float,
+    never: list[Group] | None,
+) -> tuple[list[Decision], Job | None]:
+    index = scratch.index
     taken: dict[str, set[int]] = {}
     starts: list[Decision] = []
 

@@ -14,6 +14,7 @@ from drill.incident.models import Incident, JobSpec
 from drill.sim import (
     background,
     checkpointing,
+    collector,
     free_index,
     invariants,
     preemption,
@@ -71,6 +72,16 @@ class World:
         *,
         variant: int | None = None,
     ):
+        with collector.paused():
+            self._build(incident, seed, training, variant)
+
+    def _build(
+        self,
+        incident: Incident,
+        seed: int,
+        training: TrainingBackend | None,
+        variant: int | None,
+    ) -> None:
         self.incident = incident
         self.seed = seed
         self.variant = variant
