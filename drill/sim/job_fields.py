@@ -14,7 +14,7 @@ a job's reason is read from it unless something set the job's own reason after t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Set
+from collections.abc import Callable, Iterable, Set
 from typing import Any, Self
 
 _MISSING = object()
@@ -157,6 +157,35 @@ class ReasonField:
         source = stored.get("reasons_from")
         stored["_reason"] = value
         stored["_reason_seq"] = source.seq if source is not None else 0
+
+
+class Lazy:
+    """A container field made when first read (a dataclass field with init=False and no
+    default, so __init__ leaves it unset): most of the night's jobs are other teams' work that
+    never logs, checkpoints or fails, and a fleet day's tens of thousands of empty lists and
+    catalogs cost their making and every full collection's walk over them. Once made it sits in
+    the instance's own dict, where later reads find it without this descriptor."""
+
+    def __init__(self, name: str, factory: Callable[[], Any]) -> None:
+        self.name = name
+        self.factory = factory
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.factory()
+        return value
+
+
+def made(obj: Any, name: str) -> Any:
+    """A Lazy field's value if something made it already, else None (without making it)."""
+    return obj.__dict__.get(name)
+
+
+def lazy(cls: type, **factories: Callable[[], Any]) -> None:
+    """Make `cls`'s fields named here Lazy, each from its factory."""
+    for name, factory in factories.items():
+        setattr(cls, name, Lazy(name, factory))
 
 
 def install(cls: type) -> type:

@@ -17,11 +17,12 @@ from drill.sim import (
     collector,
     free_index,
     invariants,
+    job_fields,
     preemption,
     runner,
     storage_events,
 )
-from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
+from drill.sim.checkpoints import CheckpointPolicy
 from drill.sim.cluster import Cluster, Throttles
 from drill.sim.events import AlertFired, Event, HarmDone, JobStateChanged, NodeStateChanged
 from drill.sim.exposure import Exposure
@@ -110,6 +111,7 @@ class World:
         self._preemptible_ranks: dict[int, int] = {}  # rank -> how many of them
         # Why each waiting job waits, as the last pass decided (drill/sim/pass_reasons.py).
         self._reasons = PassReasons(self._queue)
+        self._hook = self._job_changed  # one bound method for every job, not one each
         # Bumped by every change a pass reads of the jobs (a state, a hold, a priority, a
         # preemption); with the free-GPU index's version, what the last pass started from.
         self._changes = 0
@@ -243,7 +245,6 @@ class World:
             resume_from=None,
             spec=spec,
             policy=CheckpointPolicy.from_settings(spec.checkpoint),
-            checkpoints=CheckpointCatalog(),
             code_version=spec.code_version or "",
             previous_code_version=spec.previous_code_version or "",
         )
@@ -252,7 +253,7 @@ class World:
     def add_job(self, job: Job, submit_time: float) -> None:
         self.jobs[job.name] = job
         self._order.setdefault(job.name, len(self._order))
-        job.queue_hook = self._job_changed
+        job.queue_hook = self._hook
         job.reasons_from = self._reasons
         job.state = PENDING
         job.reason = "submitted"
@@ -478,7 +479,9 @@ class World:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
             job.attempts.append(attempt)
         attempt.start = self.env.now
-        job.log.silent_from.clear()  # new processes, new logs
+        log = job_fields.made(job, "log")  # a job that never logged has nothing to clear
+        if log is not None:
+            log.silent_from.clear()  # new processes, new logs
         attempt.nodes = [node for node, _ in placement]
         attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement
