@@ -164,7 +164,8 @@ class World:
             self._watch = (stop_at, self.env.event())
             until.append(self._watch[1])
         try:
-            self.env.run(until=self.env.any_of(until))
+            with collector.paused():
+                self.env.run(until=self.env.any_of(until))
         finally:
             watch, self._watch = self._watch, None
         return watch[1].value if watch is not None and watch[1].triggered else None
@@ -173,7 +174,8 @@ class World:
         """After the learner's night is over, let everyone else's go on to the night's end, so
         what happens to other teams is measured over the same hours in every run."""
         if self.env.now < self.incident.night.length:
-            self.env.run(until=self.incident.night.length)
+            with collector.paused():
+                self.env.run(until=self.incident.night.length)
 
     # -- recording --------------------------------------------------------------------------
 
