@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 
+import pytest
+
 from drill.sim import collector
 from tests.drillkit import build, drill
 
@@ -43,10 +45,8 @@ def test_a_failing_step_still_turns_the_collector_back_on() -> None:
         raise RuntimeError("a bug in a process")
 
     d.world.env.process(broken())
-    try:
+    with pytest.raises(RuntimeError, match="a bug in a process"):
         d.advance(10)
-    except RuntimeError:
-        pass
     assert gc.isenabled()
 
 
