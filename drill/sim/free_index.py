@@ -253,6 +253,87 @@ class Scratch:
         return sum(1 for m in whole if pos[members[m]] not in skip) >= need
 
 
+class Overlay:
+    """A reservation's trial on a scratch: running jobs' GPUs given back, as new counts of the
+    few nodes they touch, read over the scratch's for every other node. The walk through
+    running jobs' ends gives back to a few dozen nodes per blocked pass; moving each of them
+    through the buckets and back was most of a busy pass. Giving back only raises a count, so a
+    node the scratch has wholly free is never in the overlay, and a node in the overlay is in
+    the scratch's bucket of its old count, passed over there."""
+
+    def __init__(self, base: Scratch):
+        self.base = base
+        self.index = base.index
+        self.gpn = base.gpn
+        self.count: dict[int, int] = {}  # node position -> its free GPUs with the ends given
+
+    def usable(self, position: int) -> bool:
+        return self.base.count[position] != UNUSABLE
+
+    def free(self, position: int) -> int:
+        return self.count.get(position, self.base.count[position])
+
+    def adjust(self, position: int, delta: int) -> None:
+        """Give back (positive) GPUs on a usable node."""
+        old = self.free(position)
+        if old == UNUSABLE or delta <= 0:
+            return
+        new = min(self.gpn, old + delta)
+        if new != old:
+            self.count[position] = new
+
+    def fits_on(self, position: int, world: int) -> bool:
+        return self.free(position) >= world
+
+    def best_node(self, world: int, skip: Collection[int]) -> int | None:
+        """Scratch.best_node over the overlay: the lowest count that fits, then the first node."""
+        changed = self.count
+        for count in range(world, self.gpn + 1):
+            found = next(
+                (p for p in self.base.buckets[count] if p not in skip and p not in changed), None
+            )
+            for position, free in changed.items():
+                if free == count and position not in skip and (found is None or position < found):
+                    found = position
+            if found is not None:
+                return found
+        return None
+
+    def _whole(self, island: str) -> list[int]:
+        """The island's wholly free members (indexes in its member list), in member order."""
+        whole = self.base.whole.get(island, [])
+        more = [
+            member[1]
+            for position, free in self.count.items()
+            if free == self.gpn
+            and (member := self.index.member.get(position)) is not None
+            and member[0] == island
+        ]
+        return sorted(whole + more) if more else whole
+
+    def whole_nodes(self, need: int, skip: Collection[int]) -> list[str] | None:
+        """Scratch.whole_nodes over the overlay."""
+        index = self.index
+        for island, members in index.cluster.islands.items():
+            whole = self._whole(island)
+            if len(whole) < need:
+                continue
+            chosen = [members[m] for m in whole if not skip or index.pos[members[m]] not in skip]
+            if len(chosen) >= need:
+                return chosen[:need]
+        return None
+
+    def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
+        whole = self._whole(island)
+        if len(whole) < need:
+            return False
+        if not skip:
+            return True
+        members = self.index.cluster.islands[island]
+        pos = self.index.pos
+        return sum(1 for m in whole if pos[members[m]] not in skip) >= need
+
+
 def of(cluster: Cluster) -> FreeIndex:
     """The cluster's index, brought up to date with every node that changed."""
     index = cluster.free_index

@@ -15,7 +15,7 @@ from enum import Enum
 
 from drill.sim import free_index
 from drill.sim.cluster import Cluster
-from drill.sim.free_index import Scratch
+from drill.sim.free_index import Overlay, Scratch
 from drill.sim.jobs import Job
 
 FreeMap = dict[str, list[int]]  # node -> free GPU indexes, usable nodes only
@@ -183,7 +183,10 @@ class Reservation:
 
 
 def find(
-    scratch: Scratch, job: Job, skip: frozenset[int], taken: dict[str, set[int]] | None = None
+    scratch: Scratch | Overlay,
+    job: Job,
+    skip: frozenset[int],
+    taken: dict[str, set[int]] | None = None,
 ) -> Placement | None:
     """`place`'s rules on the index: best fit on one node, or the first island with enough
     wholly free nodes. `taken` holds the GPUs this pass already gave out."""
@@ -235,15 +238,9 @@ def _reserve(
 def _reserve_from(
     scratch: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
 ) -> Reservation:
-    """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name)."""
-    with scratch.copy() as trial:
-        return _reserve_on(trial, job, skip, ends, now)
-
-
-def _reserve_on(
-    trial: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
-) -> Reservation:
-    """Give running jobs' GPUs back on `trial` in end order until `job` fits."""
+    """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name):
+    their GPUs given back on an overlay of `scratch`, in end order, until `job` fits."""
+    trial = Overlay(scratch)
     index = trial.index
     gpn = trial.gpn
     single = job.world <= gpn

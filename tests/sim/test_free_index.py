@@ -119,3 +119,48 @@ def test_scratches_are_undone_latest_first_and_the_index_waits_for_them() -> Non
     assert index.count[0] == 2
     outer.undo()
     assert index.count[0] == 4 and not index.open
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from([2, 4, 8]),
+    st.lists(st.integers(1, 4), min_size=1, max_size=3),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 8)), max_size=30),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 8)), max_size=12),
+    st.lists(st.integers(0, 10_000), max_size=3),
+)
+def test_an_overlay_answers_as_a_scratch_with_the_same_gpus_given_back(
+    gpn, sizes, taken, given_back, skipped
+) -> None:
+    """A reservation's Overlay gives running jobs' GPUs back over a scratch without moving
+    the scratch's buckets: every question must get the answer a scratch copy would give."""
+    from drill.sim.free_index import Overlay
+
+    cluster = small_cluster(*zip("abc", sizes, strict=False), gpus_per_node=gpn)
+    names = list(cluster.nodes)
+    cluster.nodes[names[0]].state = NodeState.DOWN
+    index = free_index.of(cluster)
+    skip = frozenset(p % len(names) for p in skipped)
+    with index.scratch() as scratch:
+        for position, count in taken:
+            scratch.adjust(position % len(names), -count)
+        overlay = Overlay(scratch)
+        for step in range(len(given_back) + 1):
+            if step:
+                position, count = given_back[step - 1]
+                overlay.adjust(position % len(names), count)
+            expected = None
+            with scratch.copy() as trial:  # in the index's own lists: asked, then undone
+                for position, count in given_back[:step]:
+                    trial.adjust(position % len(names), count)
+                expected = answers(trial, cluster, gpn, skip, len(names))
+            assert answers(overlay, cluster, gpn, skip, len(names)) == expected
+
+
+def answers(view, cluster, gpn: int, skip: frozenset[int], nodes: int) -> list:
+    return [
+        [view.best_node(world, skip) for world in range(1, gpn + 1)],
+        [view.whole_nodes(need, skip) for need in range(1, 4)],
+        [view.island_has_whole(i, need, skip) for i in cluster.islands for need in range(1, 4)],
+        [(view.usable(p), view.fits_on(p, 1), view.fits_on(p, gpn)) for p in range(nodes)],
+    ]
