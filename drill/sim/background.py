@@ -80,9 +80,10 @@ def _trace_arrivals(world: World, rows: list):
         )
 
 
-# Arrivals' random draws are taken this many jobs at a time: the same calls in the same order
-# on the same stream (a job's draws never depend on the world), so the same jobs arrive.
-BATCH = 256
+# Arrivals' random draws are taken several jobs at a time, the same calls in the same order on
+# the same stream (a job's draws never depend on the world), so the same jobs arrive: first a
+# few (a small night sees only a handful), then twice as many each time, up to BATCH.
+FIRST_BATCH, BATCH = 4, 256
 
 
 def _arrivals(world: World, rng, counter: list[int]):
@@ -92,8 +93,11 @@ def _arrivals(world: World, rng, counter: list[int]):
         return  # a rate so small it underflows to zero: nothing ever arrives
     length = world.incident.night.length
     timeout, now = world.env.timeout, lambda: world.env.now
+    batch = FIRST_BATCH
     while True:
-        for gap, team, size, duration, klass in _draw_batch(rng, rate, spec):
+        draws = _draw_batch(rng, rate, spec, batch)
+        batch = min(BATCH, 2 * batch)
+        for gap, team, size, duration, klass in draws:
             yield timeout(gap)
             if now() >= length:
                 return
@@ -106,9 +110,9 @@ def _arrivals(world: World, rng, counter: list[int]):
             )
 
 
-def _draw_batch(rng, rate: float, spec) -> list[tuple[float, int, float, float, float]]:
-    """BATCH arrivals' draws, each in the order one arrival takes them: the gap before it, its
-    team, its size (the one random() that Random.choices takes), its duration, its class."""
+def _draw_batch(rng, rate: float, spec, count: int) -> list[tuple[float, int, float, float, float]]:
+    """`count` arrivals' draws, each in the order one arrival takes them: the gap before it,
+    its team, its size (the one random() that Random.choices takes), its duration, its class."""
     expovariate, randrange, random, uniform = (
         rng.expovariate,
         rng.randrange,
@@ -118,7 +122,7 @@ def _draw_batch(rng, rate: float, spec) -> list[tuple[float, int, float, float, 
     teams, low, high = len(spec.teams), spec.min_duration, spec.max_duration
     return [
         (expovariate(rate), randrange(teams), random(), uniform(low, high), random())
-        for _ in range(BATCH)
+        for _ in range(count)
     ]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from drill.faults.units import write_boot
 
@@ -144,6 +144,8 @@ class Gpu:
     # It computes wrong results with no Xid (gpu_sdc): (seed of the error, steps a job trains
     # on it before its loss is NaN). Neither a reset nor a reboot clears it.
     wrong_results: tuple[int, int] | None = None
+    # How many times any GPU of this process was set to compute wrong results (never less).
+    wrong_ever: ClassVar[int] = 0
 
     @property
     def throttled(self) -> float:
@@ -262,6 +264,21 @@ class _ThrottlesField:
         Throttles._bump()
 
 
+class _WrongResultsField:
+    """Gpu.wrong_results: setting one counts it in Gpu.wrong_ever, so a training step asks
+    its gang's GPUs only once some GPU of this process has computed wrong results."""
+
+    def __get__(self, gpu: Any, owner: type | None = None) -> Any:
+        if gpu is None:
+            return self
+        return gpu.__dict__["_wrong_results"]
+
+    def __set__(self, gpu: Any, value: tuple[int, int] | None) -> None:
+        gpu.__dict__["_wrong_results"] = value
+        if value is not None:
+            Gpu.wrong_ever += 1
+
+
 class _PlacementField:
     """A Node field that decides where work can go (state, heartbeat): a change names the node
     in the cluster's `changed` set, for the free-GPU index."""
@@ -335,7 +352,7 @@ class _HcasField:
 
 
 _DESCRIPTORS: dict[type, dict[str, object]] = {
-    Gpu: {"throttles": _ThrottlesField()},
+    Gpu: {"throttles": _ThrottlesField(), "wrong_results": _WrongResultsField()},
     Node: {
         "state": _PlacementField("state"),
         "responsive": _PlacementField("responsive"),

@@ -266,6 +266,7 @@ class Overlay:
         self.index = base.index
         self.gpn = base.gpn
         self.count: dict[int, int] = {}  # node position -> its free GPUs with the ends given
+        self.whole: dict[str, list[int]] = {}  # island -> members made wholly free, sorted
 
     def usable(self, position: int) -> bool:
         return self.base.count[position] != UNUSABLE
@@ -281,6 +282,9 @@ class Overlay:
         new = min(self.gpn, old + delta)
         if new != old:
             self.count[position] = new
+            member = self.index.member.get(position)
+            if new == self.gpn and member is not None:
+                insort(self.whole.setdefault(member[0], []), member[1])
 
     def fits_on(self, position: int, world: int) -> bool:
         return self.free(position) >= world
@@ -302,13 +306,7 @@ class Overlay:
     def _whole(self, island: str) -> list[int]:
         """The island's wholly free members (indexes in its member list), in member order."""
         whole = self.base.whole.get(island, [])
-        more = [
-            member[1]
-            for position, free in self.count.items()
-            if free == self.gpn
-            and (member := self.index.member.get(position)) is not None
-            and member[0] == island
-        ]
+        more = self.whole.get(island)
         return sorted(whole + more) if more else whole
 
     def whole_nodes(self, need: int, skip: Collection[int]) -> list[str] | None:
