@@ -116,6 +116,9 @@ class World:
         # preemption); with the free-GPU index's version, what the last pass started from.
         self._changes = 0
         self._last_look: tuple[int, int] | None = None
+        # Running jobs started, ended, re-classed or preempted: what preemption reads of them.
+        self._running_changes = 0
+        self._found_no_victims: tuple | None = None  # what preemption last looked at in vain
         self._never_texts: dict[Shape, str] = {}
         self._never_version = -1
         self.timeline: list[Event] = []
@@ -312,6 +315,7 @@ class World:
                     self._requested[name] = self._order[name]
         elif job.state == RUNNING:
             self._running[name] = self._order[name]
+            self._running_changes += 1
             began = job.attempts[-1].start
             self._ends.add(job, (self.env.now if began is None else began) + job.time_limit)
             if job.preemptible:
@@ -325,6 +329,7 @@ class World:
         self._queue.discard(job)
         if self._running.pop(name, None) is not None:
             self._ends.remove(job)
+            self._running_changes += 1
         if name in self._preemptible:
             self._count_preemptible(name, None)
 
@@ -359,6 +364,8 @@ class World:
     def _job_changed(self, job: Job) -> None:
         """A job's priority, hold or excluded nodes changed (drill/sim/job_fields.py)."""
         self._changes += 1
+        if job.name in self._running:
+            self._running_changes += 1
         if job.name in self._preemptible:
             self._count_preemptible(job.name, job.priority_rank)
         if job.name in self._queue:
@@ -426,6 +433,7 @@ class World:
             preemption.preempt(self, victim, by=head)
         if victims:
             self._changes += 1
+            self._running_changes += 1
             head_reason = f"resources: preempting {', '.join(v.name for v in victims)}"
         for decision in behind:
             self._start(decision)
@@ -441,7 +449,15 @@ class World:
         rank = head.priority_rank
         if not any(count for r, count in self._preemptible_ranks.items() if r < rank):
             return []
-        return preemption.choose_victims(self, head)
+        # Its answer reads the running jobs, the free GPUs and the head: the same as when it
+        # last found nothing (new arrivals behind the head since), it finds nothing again.
+        version = free_index.of(self.cluster).version
+        asked = (head.name, self._queue.filed[head.name], self._running_changes, version)
+        if asked == self._found_no_victims:
+            return []
+        victims = preemption.choose_victims(self, head)
+        self._found_no_victims = None if victims else asked
+        return victims
 
     def _never_fit_texts(self, never: list[Group], version: int) -> dict[Shape, str]:
         """Why each shape that fits no usable nodes never does, kept while no node changes."""
