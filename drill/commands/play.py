@@ -13,21 +13,28 @@ from pathlib import Path
 from drill.errors import UserError
 from drill.incident.errors import IncidentError
 from drill.incident.library import resolve_incident, shipped_incident_files
-from drill.replica_choice import choose_replica, project_replica
-from drill.saves.files import check_new_save_path
+from drill.replica_choice import check_replica_name, choose_replica, project_replica
 
 
 def play(args: argparse.Namespace) -> int:
-    options = app_options(args)
+    options = app_options(args, defer_load=True)
     from drill.tui.app import DrillApp
 
     app = DrillApp(**options)
     app.run()
+    if app.refused is not None:
+        # The incident's full load, which ran after the briefing's first frame, found what a
+        # load before the screen would have: the same line and exit 2, the terminal restored.
+        raise app.refused
     return int(app.return_code or 0)
 
 
-def app_options(args: argparse.Namespace) -> dict:
-    """The DrillApp's keyword arguments from `drill play`'s (or `drill serve`'s) flags."""
+def app_options(args: argparse.Namespace, *, defer_load: bool = False) -> dict:
+    """The DrillApp's keyword arguments from `drill play`'s (or `drill serve`'s) flags.
+
+    With `defer_load`, a named incident whose header reads plainly is handed over unloaded (a
+    DeferredIncident: its briefing draws from the header, the full load follows the first
+    frame). `drill serve` loads it here: a bad file must stop the server before it starts."""
     # Not drill.session: it brings the engine and SimPy, which neither the picker's nor the
     # briefing's first frame needs (the warm-up imports them once the screen is drawn).
     from drill.session_options import OptionError, check_ranks, check_seed
@@ -68,10 +75,14 @@ def app_options(args: argparse.Namespace) -> dict:
             check_ranks(ranks)
             check_seed(seed)
             if incident_name:
-                loaded = choose_replica(resolve_with_suggestion(incident_name), replica)
+                loaded = deferred(incident_name, replica) if defer_load else None
+                if loaded is None:
+                    loaded = choose_replica(resolve_with_suggestion(incident_name), replica)
     except OptionError as exc:
         raise UserError(str(exc)) from None
     if save_path:
+        from drill.saves.files import check_new_save_path  # drill.saves waits for a save
+
         check_new_save_path(Path(save_path))
     saves_dir = getattr(args, "saves_dir", None)
     return {
@@ -88,6 +99,24 @@ def app_options(args: argparse.Namespace) -> dict:
         # For incidents picked in the app: the command line's replica, or the project's.
         "replica": replica if replica is not None else project_replica(),
     }
+
+
+def deferred(name: str, replica: str | None):
+    """The incident as a DeferredIncident when its file exists and its header reads plainly;
+    None otherwise (it is then loaded at once, so its problem is reported before any screen)."""
+    from drill.incident.header import read_header
+    from drill.incident.library import shipped_path
+    from drill.tui.deferred_incident import DeferredIncident
+
+    path = Path(name)
+    if not path.is_file():
+        path = shipped_path(name) or path
+    if not path.is_file():
+        return None
+    if replica is not None:
+        check_replica_name(replica)  # a mistyped --replica is one line before the screen
+    header = read_header(path)
+    return DeferredIncident(header, replica) if header is not None else None
 
 
 def resolve_with_suggestion(name: str):

@@ -27,11 +27,11 @@ from drill.saves.files import read_save_bytes
 from drill.saves.json_line import parse_record
 from drill.saves.model import Save, SavedAction, SaveError
 from drill.saves.origin import KEYS as ORIGIN_KEYS
+from drill.session_options import MAX_RANKS
 from drill.values.bounds import MAX_NIGHT
 
 FORMAT = 2  # 2 added the header's `origin`; format 1 saves are read too
 BACKENDS = ("inprocess", "gloo", "sim")
-MAX_RANKS = 64
 MAX_TIME = MAX_NIGHT  # the longest night an incident may have; the engine stops the clock there
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 SHA256 = re.compile(r"[0-9a-f]{64}")

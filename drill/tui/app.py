@@ -19,6 +19,8 @@ from drill.tui.messages import (
     BaselineReady,
     EngineFailed,
     FrameReady,
+    IncidentLoaded,
+    IncidentRefused,
     Progress,
     Scored,
     SessionFailed,
@@ -88,6 +90,9 @@ class DrillApp(App[int]):
         self._quitting = False
         # (screen, torch imported?) when the first screen was drawn, before any slow work.
         self.first_frame: tuple[str, bool] | None = None
+        # Bad input the incident's full load found after the first frame: `drill play`
+        # raises it once the terminal is restored, so it is one line and exit 2.
+        self.refused: Exception | None = None
 
     # -- the flow ---------------------------------------------------------------------------
 
@@ -162,11 +167,13 @@ class DrillApp(App[int]):
 
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
         """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
-        from drill.replica_choice import with_replica
+        from drill.tui.deferred_incident import is_deferred
         from drill.tui.driver import NightDriver, NightSpec
         from drill.tui.screens.briefing import BriefingScreen
 
-        if resume is None:
+        if resume is None and not is_deferred(loaded):  # a deferred one chooses as it loads
+            from drill.replica_choice import with_replica
+
             loaded = with_replica(loaded, self.replica)
         incident = loaded.incident
         spec = NightSpec(
@@ -182,6 +189,9 @@ class DrillApp(App[int]):
         self._show(BriefingScreen(spec, resumed=resume is not None))
 
     def after_briefing(self) -> None:
+        if not self.driver.loaded:  # drawn from the header, still loading: go on once it is
+            self.driver.start_asked = True
+            return
         spec = self.driver.spec
         if spec.incident.plan is not None and spec.resume is None:
             from drill.tui.screens.plan import PlanScreen
@@ -344,6 +354,22 @@ class DrillApp(App[int]):
                 screen.session_ready()
         if self.driver is not None:
             self.driver.pump()
+
+    def on_incident_loaded(self, message: IncidentLoaded) -> None:
+        if getattr(message, "origin", None) is not self.driver or self.driver is None:
+            return
+        briefing = self._screen("BriefingScreen")
+        if briefing is not None:
+            briefing.spec = self.driver.spec
+        if self.driver.start_asked:
+            self.driver.start_asked = False
+            self.after_briefing()
+
+    def on_incident_refused(self, message: IncidentRefused) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        self.refused = message.error
+        self.exit(return_code=2)
 
     def on_warmed_up(self, message: WarmedUp) -> None:
         if getattr(message, "origin", None) is not self.driver:

@@ -95,9 +95,14 @@ def _files(files: list[Path] | None) -> list[Path]:
 
 
 def _best(saves_dir: Path | None) -> dict[str, float]:
+    from drill.saves_dir import saves_dir as default_saves_dir
+
+    folder = saves_dir or default_saves_dir()
+    if not any(folder.glob("*.jsonl")):  # drill.saves costs its import: none to read
+        return {}
     from drill.saves import best_scores
 
-    return best_scores(saves_dir)
+    return best_scores(folder)
 
 
 def _sorted(entries: list[Entry]) -> list[Entry]:
