@@ -15,7 +15,7 @@ from drill.text_safety import visible
 
 BAR = "#3b5b8c"  # the histogram's bars: one dark blue, the heat colours are for the table
 AXIS = "#889"
-LOST = "#b30000"
+LOST = "#d7301f"
 KEPT = "#e3e6ea"
 
 

@@ -1,9 +1,9 @@
 """The heat colours of a class's scores, shared by the HTML page and the Textual screen.
 
-One hue, light to dark as the grade falls (ColorBrewer's orange-red sequence): the order reads
-by lightness alone, so it holds for people who do not tell red from green and on a grey-scale
-printout. Colour is never the only sign: every cell also carries its number and letter, or the
-word for a refused or missing save.
+One hue, light to dark as the grade falls (from ColorBrewer's orange-red sequence; white text on
+the two darkest): the order reads by lightness alone, so it holds for people who do not tell red
+from green and on a grey-scale printout. Colour is never the only sign: every cell also carries
+its number and letter, or the word for a refused or missing save.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ GRADE_HEAT = {
     "A": Heat("A", "#fef0d9", "#1d232a", "A, 90 and up"),
     "B": Heat("B", "#fdcc8a", "#1d232a", "B, 80 to 89"),
     "C": Heat("C", "#fc8d59", "#1d232a", "C, 65 to 79"),
-    "D": Heat("D", "#e34a33", "#1d232a", "D, 50 to 64"),
-    "F": Heat("F", "#b30000", "#ffffff", "F, under 50"),
+    "D": Heat("D", "#d7301f", "#ffffff", "D, 50 to 64"),
+    "F": Heat("F", "#7f0000", "#ffffff", "F, under 50"),
 }
 REFUSED = Heat("refused", "#5f6670", "#ffffff", "refused: the save did not replay")
 MISSING = Heat("missing", "#ffffff", "#667080", "missing: nothing handed in")
