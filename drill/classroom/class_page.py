@@ -37,9 +37,12 @@ from drill.values.units import plural
 # This page's own rules, after the shared ones: a wider body for ten nights of columns, the
 # heat cells (printed in colour too), the chart grid and the drill-downs.
 CLASS_STYLE = (
-    "body { max-width: 66rem; }\n"
-    "table.heat-table { width: auto; } .heat-table td, .heat-table th { padding: 0.2rem 0.45rem; }\n"
-    ".heat-table th.night { text-align: center; font-size: 0.8rem; max-width: 6.5rem; overflow-wrap: anywhere; }\n"
+    "body { max-width: 70rem; }\n"
+    "table.heat-table { width: auto; font-size: 0.92rem; }"
+    " .heat-table td, .heat-table th { padding: 0.2rem 0.35rem; }\n"
+    ".heat-table th.night { text-align: center; font-size: 0.8rem; max-width: 5.5rem; }\n"
+    ".heat-table td { vertical-align: middle; white-space: nowrap; }\n"
+    ".table-scroll { overflow-x: auto; }\n"
     "td.heat { text-align: center; white-space: nowrap; font-variant-numeric: tabular-nums;"
     " min-width: 3.6rem; border: 1px solid #fff;"
     " -webkit-print-color-adjust: exact; print-color-adjust: exact; }\n"
@@ -120,7 +123,7 @@ def _heat_section(results: ClassResults) -> list[str]:
         '<p class="muted">Each cell is the learner\'s kept night: its score (rounded down, so'
         " it agrees with the letter) and grade. A name opens that learner's nights below.</p>",
         _legend(),
-        '<table class="heat-table"><thead><tr><th>Learner</th>',
+        '<div class="table-scroll"><table class="heat-table"><thead><tr><th>Learner</th>',
     ]
     out += [
         f'<th class="night">{index}<br><span class="muted">{_e(night)}</span></th>'
@@ -139,7 +142,7 @@ def _heat_section(results: ClassResults) -> list[str]:
         worst = lost_most(results.for_learner(learner))
         row.append(f"<td>{_e(component_title(worst.name)) if worst else ''}</td></tr>")
         out.append("".join(row))
-    out.append("</tbody></table></section>")
+    out.append("</tbody></table></div></section>")
     return out
 
 

@@ -85,6 +85,20 @@ async def test_enter_opens_the_night_under_the_cursor_and_escape_comes_back(tmp_
 
 
 @sync
+async def test_a_smaller_terminal_keeps_the_cursor_and_drops_the_lost_most_column(tmp_path):
+    app = _app(tmp_path=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=5, column=2)
+        assert len(table.columns) == 1 + len(NIGHTS) + 1
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert len(table.columns) == 1 + len(NIGHTS)  # no room for lost most at 80
+        assert table.cursor_coordinate == (5, 2)
+
+
+@sync
 async def test_left_and_right_walk_the_learners_nights(tmp_path):
     app = _app(tmp_path=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
