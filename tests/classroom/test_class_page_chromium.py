@@ -2,7 +2,7 @@
 screenshot shows the heat table in its colours, row by row as the class's cells say.
 
 Chromium comes from Debian's package (.ci/run installs it). Missing in CI, the test fails;
-missing elsewhere, it is skipped (as tests/exports/test_report.py does)."""
+missing elsewhere, it is skipped (tests/chromiumkit.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from drill.classroom.class_page import write_class_page
 from drill.classroom.heat import GRADE_HEAT, HEATS, MISSING, REFUSED, heat_of
+from tests.chromiumkit import CHROMIUM_FLAGS, chromium
 from tests.classroom.class_sample import SAMPLE
-from tests.exports.test_report import CHROMIUM_FLAGS, chromium
 
 WIDTH, HEIGHT = 1200, 1400
 
