@@ -79,9 +79,13 @@ def write_class_page(results: ClassResults, out_path: str | Path) -> str:
 def class_page_html(results: ClassResults) -> str:
     learners = plural(len(results.learners), "learner")
     nights = plural(len(results.nights), "night")
-    verified = sum(1 for g in results.graded if g.verified)
-    refused = len(results.graded) - verified
-    missing = len(results.learners) * len(results.nights) - len(results.graded)
+    cells = [
+        heat_of(results.cell(learner, n)).key
+        for learner in results.learners
+        for n in results.nights
+    ]
+    refused, missing = cells.count("refused"), cells.count("missing")
+    verified = len(cells) - refused - missing
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',

@@ -84,8 +84,8 @@ class ClassReportScreen(Screen):
 
     def compose(self) -> ComposeResult:
         r = self.results
-        refused = sum(1 for g in r.graded if not g.verified)
-        missing = len(r.learners) * len(r.nights) - len(r.graded)
+        cells = [heat_of(r.cell(learner, n)).key for learner in r.learners for n in r.nights]
+        refused, missing = cells.count("refused"), cells.count("missing")
         yield Static(visible(f"{r.title}: class report"), id="class-title", markup=False)
         yield Static(
             f"{plural(len(r.learners), 'learner')}, {plural(len(r.nights), 'night')};"
