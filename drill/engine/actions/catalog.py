@@ -70,9 +70,9 @@ from drill.engine.actions.argtypes import (
 )
 from drill.engine.actions.context import Call, Context
 from drill.engine.actions.errors import unknown
-from drill.values.units import plural
 from drill.engine.actions.settings import SETTINGS
 from drill.engine.runbook_sections import Section
+from drill.values.units import plural
 
 Handler = Callable[[Context, Call], str]
 
