@@ -260,9 +260,10 @@ def inside_folder(shown: str, line: int, folder: Path, written: str) -> Path:
 
 def _seeds(shown: str, index: int, table: dict[str, Any], lines: KeyLines) -> tuple[int, int]:
     if ("seed" in table) == ("seeds" in table):
+        both = "seed" in table  # then the later of the two is the one to remove
         raise CourseError(
             shown,
-            lines.night(index),
+            max(lines.of(index, "seed"), lines.of(index, "seeds")) if both else lines.night(index),
             f"night {index + 1} needs one of `seed = N` (every learner plays seed N) or"
             " `seeds = [FIRST, LAST]` (each learner gets a seed of the range)",
         )
