@@ -21,4 +21,6 @@ def night_feedback(save, loaded, drill) -> str:
     html = "\n".join(night_sections(record, reference_timeline(record), key_concepts=False))
     # One page holds several nights: each night's element ids get the night's id in front.
     html = re.sub(r' id="([a-z-]+)"', lambda m: f' id="{loaded.incident.id}-{m.group(1)}"', html)
+    # Under the page's own "Night N" heading, the night's sections are one level down.
+    html = re.sub(r"<(/?)h2>", r"<\1h3>", html)
     return visible(html)

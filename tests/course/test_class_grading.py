@@ -53,6 +53,10 @@ def check_grades(kit: ClassKit, found: dict[str, dict]) -> None:
             assert result["grade"] == save.expected["grade"]
             assert [list(c) for c in result["components"]] == save.expected["components"]
             assert result["timeline"] and result["feedback_html"]
+            if save.how == "restart-without-looking":  # the restart came with no look first
+                assert result["first_wrong_act"] == "restart tiny-train --from latest"
+            if save.how == "reference":
+                assert result["first_wrong_act"] is None
         else:
             line, field = save.refused_at
             assert not result["verified"], save.file
@@ -68,6 +72,28 @@ def test_the_class_is_graded_on_sqlite_as_drill_run_scores_it(kit, on_sqlite):
     # The unnamed saves were placed by their learner folder; the named ones by their header.
     assert "left out" not in collected.stdout, collected.stdout
     assert len(list((course / "feedback").glob("*.html"))) == len(FIRST)
+
+
+def test_each_learner_has_a_self_contained_feedback_page(kit, on_sqlite):
+    from drill.classroom.feedback import feedback_name
+
+    course = on_sqlite[0]
+    for learner in FIRST:
+        page = (course / "feedback" / feedback_name(learner)).read_text()
+        assert f"Feedback for {learner}" in page
+        # Nothing to fetch: no scripts, images, stylesheets or links to follow.
+        for outside in ("<script", "src=", "<link", "href=", "url("):
+            assert outside not in page, (learner, outside)
+        assert "\u2014" not in page
+    ben = (course / "feedback" / feedback_name("Ben Ito")).read_text()
+    assert "Your save was not graded" in ben  # zombie-memory: his only save was edited
+    once = [s.learner for s in kit.saves if s.night == "tutorial"]
+    looked_not = next(
+        s for s in kit.honest if s.how == "restart-without-looking" and once.count(s.learner) == 1
+    )
+    page = (course / "feedback" / feedback_name(looked_not.learner)).read_text()
+    assert "You lost the most in" in page and "Your cluster runbook" in page
+    assert "The first act the score held against you: <code>restart tiny-train" in page
 
 
 def test_the_five_tampered_saves_are_refused_at_their_line(kit, on_sqlite):

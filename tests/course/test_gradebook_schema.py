@@ -23,7 +23,7 @@ def differences(url: str) -> list:
     try:
         upgrade(engine)
         with engine.connect() as connection:
-            assert TABLES <= set(inspect(connection).get_table_names())
+            assert set(inspect(connection).get_table_names()) >= TABLES
             return compare_metadata(MigrationContext.configure(connection), Base.metadata)
     finally:
         engine.dispose()
