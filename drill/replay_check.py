@@ -93,8 +93,8 @@ def replay_and_score(
             tolerant = replica_figures_differ(save)
             found = compare_score(score.to_json(), drill.end_time, save, tolerant=tolerant)
             if found is not None:
-                exc = mismatch(save, found)
-                raise NotVerified(str(exc), line=exc.line, field=found.key, differs=True)
+                differs = mismatch(save, found)
+                raise NotVerified(str(differs), line=differs.line, field=found.key, differs=True)
     except BaseException:
         session.close()
         raise

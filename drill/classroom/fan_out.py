@@ -49,8 +49,8 @@ def _dask(workers: int | None, scheduler: str | None) -> Iterator[tuple[Executor
         from distributed import Client, LocalCluster
     except ImportError:
         raise FanOutError(
-            "Dask's distributed is not installed; `pip install 'distributed>=2026.8,<2026.9'`,"
-            " or grade with the local process pool (leave out --workers and --scheduler)"
+            "Dask's distributed is not installed; `pip install 'threeam-drill[course]'`, or"
+            " grade with the local process pool (leave out --workers and --scheduler)"
         ) from None
     with contextlib.ExitStack() as stack:
         if scheduler is not None:

@@ -79,7 +79,8 @@ def grade_task(task: GradeTask) -> SaveResult:
                 False,
                 seed=exc.seed,
                 refusal=Refusal(refusal.line, refusal.field, reason),
-                **versions,
+                engine_version=versions["engine_version"],
+                drill_version=versions["drill_version"],
             )
 
 
@@ -179,7 +180,8 @@ def _result(task: GradeTask, save, loaded, replayed, versions: dict[str, str]) -
         first_wrong_act=first_wrong_act(drill),
         timeline=timeline(drill, save),
         feedback_html=night_feedback(save, loaded, drill),
-        **versions,
+        engine_version=versions["engine_version"],
+        drill_version=versions["drill_version"],
     )
 
 

@@ -73,9 +73,11 @@ def _cell(results: ClassResults, learner: str, night: str) -> str:
 
 
 def _most_lost(kept: list[GradedNight]) -> str | None:
-    lost: Counter[str] = Counter()
+    lost: dict[str, float] = {}
     for g in kept:
         for c in g.components:
-            lost[c.name] += c.lost
-    name, points = max(lost.items(), key=lambda item: item[1], default=("", 0.0))
-    return name if points > 0 else None
+            lost[c.name] = lost.get(c.name, 0.0) + c.lost
+    if not lost:
+        return None
+    name = max(lost, key=lambda key: lost[key])
+    return name if lost[name] > 0 else None

@@ -65,7 +65,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("submission_id", name=op.f("pk_results")),
     )
     for table in ("result_components", "timeline_lines"):
-        extra = (
+        extra: list[sa.Column] = (
             [
                 sa.Column("name", sa.String(length=40), nullable=False),
                 sa.Column("points", sa.Float(), nullable=False),
