@@ -29,6 +29,7 @@ from drill.classroom.pack_play import clean_name
 from drill.saves.json_line import parse_record
 from drill.saves.model import SaveError
 from drill.saves.reader import check_header
+from drill.values.units import plural
 
 SUBMISSIONS = "submissions"
 HEADER_BYTES = 2_000_000  # a header line is never longer than a line may be
@@ -41,13 +42,13 @@ class Collected:
     new: int = 0
     learners: set[str] = field(default_factory=set)
     skipped: list[Skipped] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    # (folder, learner) where a learner folder holds saves the header says someone else played.
+    notes: set[tuple[str, str]] = field(default_factory=set)
 
     def summary(self) -> str:
-        learners = len(self.learners)
         line = (
-            f"{self.source}: {self.saves} saves of {learners} learner{'s' if learners != 1 else ''}"
-            f", {self.new} new"
+            f"{self.source}: {plural(self.saves, 'save')} of"
+            f" {plural(len(self.learners), 'learner')}, {self.new} new"
         )
         if self.skipped:
             line += f"; {len(self.skipped)} left out"
@@ -97,9 +98,13 @@ def _take(course, engine, store: Path, item: HandedFile, found: Collected, zip_n
             " the learner and collect that"
         )
         return
-    if named and folder_name and clean_name(folder_name).casefold() != learner.casefold():
-        found.notes.append(shown)
-        say(f"note: {shown} sits in {folder_name}'s folder but was played by {learner}")
+    elsewhere = bool(named and folder_name and folder_name.casefold() != learner.casefold())
+    if elsewhere and (folder_name, learner) not in found.notes:  # once a folder, not a save
+        found.notes.add((str(folder_name), learner))
+        say(
+            f"note: the folder {folder_name} holds saves played by {learner} (the name in the"
+            f" saves counts), {shown} first"
+        )
     sha = hashlib.sha256(item.data).hexdigest()
     target = store / f"{sha}.jsonl"
     if not target.exists():

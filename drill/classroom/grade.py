@@ -22,6 +22,7 @@ from drill.classroom.fan_out import executor_for
 from drill.classroom.gradebook.store import Waiting, waiting, write_result
 from drill.classroom.grading import GradeTask, SaveResult, grade_task
 from drill.classroom.results import Refusal
+from drill.values.units import plural
 
 
 @dataclass
@@ -81,7 +82,7 @@ def grade_course(
             executor,
             what,
         ):
-            say(f"grading {len(tasks)} save{'s' if len(tasks) != 1 else ''} on {what}")
+            say(f"grading {plural(len(tasks), 'save')} on {what}")
             futures = {executor.submit(grade_task, task): item for task, item in tasks}
             for future in as_completed(futures):
                 item = futures[future]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from drill.commands.printing import say
 from drill.errors import UserError
+from drill.values.units import plural
 
 
 def course(args: argparse.Namespace) -> int:
@@ -87,8 +88,8 @@ def _grade(args: argparse.Namespace) -> int:
             say=say,
         )
     say(
-        f"{run.graded} graded, {run.refused} refused; {len(run.feedback)} feedback pages in"
-        f" {found.folder / 'feedback'}."
+        f"{run.graded} graded, {run.refused} refused; {plural(len(run.feedback), 'feedback page')}"
+        f" in {found.folder / 'feedback'}."
     )
     if run.failed:
         say(f"drill: {len(run.failed)} saves could not be graded; see the lines above", err=True)

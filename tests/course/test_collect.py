@@ -68,7 +68,7 @@ def test_a_hostile_zip_gives_up_only_its_honest_save(played, tmp_path):
     out = done.stdout
     assert out.count("its name leads out of the zip") == 4
     assert "link.jsonl: a link" in out and "bomb.jsonl: over 50 MB" in out
-    assert "1 saves of 1 learner, 1 new; 6 left out" in out
+    assert "1 save of 1 learner, 1 new; 6 left out" in out
     assert len(submissions(course)) == 1
     assert not any(p.name == "evil.jsonl" for p in tmp_path.rglob("*"))
     assert not Path("/etc/evil.jsonl").exists()
@@ -87,7 +87,7 @@ def test_whose_a_save_is(played, tmp_path):
     (hand / "loose.jsonl").write_bytes(saves["unnamed"] + b"")
     done = run_drill("course", "collect", str(hand), "--course", str(course))
     assert done.returncode == 0, done.stderr
-    assert "sits in Cy Park's folder but was played by Ada Okafor" in done.stdout
+    assert "the folder Cy Park holds saves played by Ada Okafor" in done.stdout
     assert "loose.jsonl: the save has no learner name" in done.stdout
     report = run_drill("course", "report", "--course", str(course))
     assert "waiting" in report.stdout and "Bo Lund" in report.stdout
@@ -122,8 +122,7 @@ def test_the_same_save_twice_is_one_submission(played, tmp_path):
         "course", "collect", str(tmp_path / "one"), str(tmp_path / "two"), "--course", str(course)
     )
     assert (
-        "1 saves of 1 learner, 1 new" in done.stdout
-        and "1 saves of 1 learner, 0 new" in done.stdout
+        "1 save of 1 learner, 1 new" in done.stdout and "1 save of 1 learner, 0 new" in done.stdout
     )
 
 
