@@ -5,6 +5,8 @@ mutation testing (tests/mutation, group `verify`) sees these lines at work."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from drill.replay_check import NotVerified, check_header, replay_and_score
@@ -83,7 +85,12 @@ def test_each_repeated_header_field_is_named(named, tmp_path, key, value, shown)
     save = edited(named, tmp_path, change)
     assert edited_header_field(save) == key
     message = edited_header(save)
-    assert message.startswith(f"{save.path}:1: the header's `{key}` is ") and shown in message
+    score_line = next(n for n, line in enumerate(records(named), 1) if line["type"] == "score")
+    assert message == (
+        f"{save.path}:1: the header's `{key}` is {json.dumps(value)}, but the night was played"
+        f" and scored {shown} (the score line, line {score_line}); the header was edited after"
+        " the night"
+    )
     found = refusal(save)
     assert (found.line, found.field, found.differs) == (1, key, True)
 
