@@ -101,7 +101,10 @@ def test_a_save_without_a_name_and_a_name_taken_out(named, tmp_path):
 
     save = edited(named, tmp_path, taken_out)
     assert edited_header_field(save) == "learner"
-    assert 'is null, but the night was played and scored with "Ada Okafor"' in edited_header(save)
+    assert edited_header(save).startswith(
+        f"{save.path}:1: the header's `learner` is null, but the night was played and scored"
+        ' with "Ada Okafor" (the score line, line '
+    )
 
     def nobody(lines):
         del lines[0]["learner"]
@@ -109,12 +112,29 @@ def test_a_save_without_a_name_and_a_name_taken_out(named, tmp_path):
 
     assert edited_header_field(edited(named, tmp_path, nobody)) is None
 
+    def added(lines):  # a name put into a save played without one
+        next(line for line in lines if line["type"] == "score").pop("learner")
+
+    save = edited(named, tmp_path, added)
+    assert edited_header_field(save) == "learner"
+    assert edited_header(save).startswith(
+        f'{save.path}:1: the header\'s `learner` is "Ada Okafor", but the night was played and'
+        " scored with nobody's name (the score line, line "
+    )
+
     def old_score_line(lines):  # from before the score line repeated the header: nothing to say
         score = next(line for line in lines if line["type"] == "score")
         for field in ("seed", "backend", "learner"):
             score.pop(field)
 
     assert edited_header_field(edited(named, tmp_path, old_score_line)) is None
+
+    def no_seed_on_it(lines):  # a score line with the backend and no seed says nothing of it
+        score = next(line for line in lines if line["type"] == "score")
+        score.pop("seed")
+        score.pop("learner")
+
+    assert edited_header_field(edited(named, tmp_path, no_seed_on_it)) is None
 
 
 def test_another_engine_is_not_verified_at_its_field(named, tmp_path):
