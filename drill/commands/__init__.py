@@ -26,6 +26,7 @@ HANDLERS = {
     "runbook": ("exports", "runbook"),
     "report": ("exports", "report"),
     "season": ("season", "season"),
+    "course": ("course", "course"),
 }
 
 

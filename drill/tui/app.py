@@ -64,6 +64,7 @@ class DrillApp(App[int]):
         cursor_blink: bool = True,
         config_dir: Path | None = None,
         replica: str | None = None,
+        course=None,
     ) -> None:
         super().__init__()
         from drill.tui.config import config_dir as default_config_dir
@@ -75,6 +76,9 @@ class DrillApp(App[int]):
         # The replica a new night trains (--replica or the project's); a resumed night keeps
         # the one its save ran.
         self.replica = replica
+        # A course's pack (drill.classroom.pack_play.CoursePlay): its nights, in its order, for
+        # the picker; whose nights they are (asked first); the learner's seed for each.
+        self.course = course
         self.seed = seed
         self.backend = backend
         self.ranks = ranks
@@ -98,6 +102,14 @@ class DrillApp(App[int]):
 
     def on_mount(self) -> None:
         self._apply_config()
+        if self.resume is None and self.course is not None and self.course.learner is None:
+            from drill.tui.screens.learner import LearnerScreen
+
+            self.push_screen(LearnerScreen(self.course, self._first_screen))
+            return
+        self._first_screen()
+
+    def _first_screen(self) -> None:
         if self.resume is not None:
             self.begin(
                 self.loaded, seed=self.resume.seed, backend=self.resume.backend, resume=self.resume
@@ -105,9 +117,16 @@ class DrillApp(App[int]):
         elif self.loaded is not None:
             self.begin(self.loaded, seed=self.seed, backend=self.backend, save_path=self.save_path)
         else:
-            from drill.tui.screens.picker import PickerScreen
+            self._show(self._picker())
 
-            self.push_screen(PickerScreen(self.saves_dir))
+    def _picker(self):
+        from drill.tui.screens.picker import PickerScreen
+
+        if self.course is not None:
+            return PickerScreen(
+                self.saves_dir, self.course.files, course_title=self.course.course.title
+            )
+        return PickerScreen(self.saves_dir)
 
     def _apply_config(self) -> None:
         """The learner's theme and keys from config.toml; what is wrong in it is a notice,
@@ -176,6 +195,8 @@ class DrillApp(App[int]):
 
             loaded = with_replica(loaded, self.replica)
         incident = loaded.incident
+        if seed is None and self.course is not None:
+            seed = self.course.seed_for(incident.id)  # the learner's own seed of the night
         spec = NightSpec(
             loaded=loaded,
             seed=incident.seeds[0] if seed is None else seed,
@@ -183,6 +204,7 @@ class DrillApp(App[int]):
             save_path=save_path,
             resume=resume,
             ranks=self.ranks,
+            learner=self.course.learner if self.course is not None and resume is None else None,
         )
         self.driver = NightDriver(self, spec)
         self.pacing = Pacing(speed=self.start_speed, hard=self.hard, paused=self.start_paused)
@@ -252,12 +274,17 @@ class DrillApp(App[int]):
         async def go() -> None:
             driver = self.driver
             await self._finish_driver()
+            if self.course is not None:
+                from drill.incident.loader import load_incident
+
+                night = self.course.next_night(driver.spec.incident.id)
+                loaded = await asyncio.to_thread(load_incident, night.incident)
+                self.begin(loaded, backend=driver.spec.backend)
+                return
             following = next_entry(driver.spec.incident.id, self.saves_dir)
             if following is None:  # nothing else can be listed: the picker says why
-                from drill.tui.screens.picker import PickerScreen
-
                 self.driver = None
-                self._show(PickerScreen(self.saves_dir))
+                self._show(self._picker())
                 return
             self.begin(following.loaded, backend=driver.spec.backend)
 
@@ -265,12 +292,11 @@ class DrillApp(App[int]):
 
     def action_picker(self) -> None:
         from drill.tui.screens.confirm import ConfirmScreen
-        from drill.tui.screens.picker import PickerScreen
 
         async def go() -> None:
             await self._finish_driver()
             self.driver = None
-            self._show(PickerScreen(self.saves_dir))
+            self._show(self._picker())
 
         if self._screen("NightScreen") is not None:
 

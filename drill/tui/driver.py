@@ -75,6 +75,7 @@ class NightSpec:
     save_path: Path | None = None
     resume: Save | None = None
     ranks: int | None = None
+    learner: str | None = None  # whose night, in a course's pack (written into the save)
 
     @property
     def incident(self):
@@ -86,7 +87,9 @@ def open_session(spec: NightSpec) -> Session:
     from drill.session import Session
 
     if spec.resume is None:
-        return Session.start(spec.loaded, spec.seed, spec.backend, spec.save_path, spec.ranks)
+        return Session.start(
+            spec.loaded, spec.seed, spec.backend, spec.save_path, spec.ranks, learner=spec.learner
+        )
     return Session.resume(spec.loaded, spec.resume)
 
 

@@ -50,6 +50,10 @@ NEVER = [
     "drill.tui.palette",
     "drill.tui.screens.night",
     "drill.fingerprint",  # hashes drill's source: wanted when a save is written, not before
+    # The course's gradebook and Dask: only `drill course` needs them.
+    "sqlalchemy",
+    "alembic",
+    "distributed",
 ]
 # Both draw from headers: the full load (pydantic models, every fault kind) comes after.
 FULL_LOAD = ["pydantic", "drill.faults", "drill.incident.loader", "drill.incident.models"]
@@ -86,3 +90,19 @@ def test_the_first_frame_loads_only_what_it_draws(tmp_path, args, screen, watche
     shown, loaded = first_frame(tmp_path, watched, *args)
     assert shown == screen
     assert loaded == "-", f"{screen}'s first frame imported {loaded}"
+
+
+def test_a_courses_first_frame_loads_no_gradebook(tmp_path):
+    """`drill play --course PACK` asks the learner's name first; nothing of the gradebook, the
+    engine or torch is loaded for that frame."""
+    from tests.clikit import run_drill
+
+    assert run_drill("course", "new", str(tmp_path / "c"), "--night", "tutorial").returncode == 0
+    pack = tmp_path / "pack"
+    assert (
+        run_drill("course", "release", "--course", str(tmp_path / "c"), "-o", str(pack)).returncode
+        == 0
+    )
+    shown, loaded = first_frame(tmp_path, NEVER, "--course", str(pack))
+    assert shown == "LearnerScreen"
+    assert loaded == "-", f"the course's first frame imported {loaded}"
