@@ -209,8 +209,21 @@ def _course_parser(sub) -> None:
         "--scheduler", metavar="tcp://HOST:8786", help="a running Dask scheduler's address"
     )
 
-    report = commands.add_parser("report", help="the class by night, in the terminal")
+    report = commands.add_parser(
+        "report", help="the class by night: as text, a screen (--tui) or an HTML page (--html)"
+    )
     _course_option(report)
+    shown = report.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--tui", action="store_true", help="browse it in the terminal, a learner's night a key away"
+    )
+    shown.add_argument(
+        "--html",
+        nargs="?",
+        const="",
+        metavar="FILE.html",
+        help="write one self-contained page with plots (default COURSE/class-report.html)",
+    )
 
     export = commands.add_parser("export", help="one row per learner and night, for an LMS")
     _course_option(export)

@@ -245,7 +245,7 @@ def _wrong_acts_section(results: ClassResults) -> list[str]:
 
 
 def _refused_section(results: ClassResults) -> list[str]:
-    refused = [g for g in results.graded if g.refusal is not None]
+    refused = results.refused_saves()
     out = ['<section id="refused"><h2>Refused saves</h2>']
     if not refused:
         return out + ["<p>None: every save handed in replayed to what it says.</p></section>"]

@@ -94,5 +94,14 @@ class ClassResults:
     def for_night(self, night: str) -> tuple[GradedNight, ...]:
         return tuple(g for g in self.graded if g.night == night)
 
+    def refused_saves(self) -> tuple[GradedNight, ...]:
+        """Every refused save once: those in `refused`, and any refused entry kept in `graded`
+        (a class built from values alone may only have those)."""
+        seen: dict[tuple[str, str, str], GradedNight] = {}
+        for entry in (*self.refused, *self.graded):
+            if entry.refusal is not None:
+                seen.setdefault((entry.learner, entry.night, entry.save_name), entry)
+        return tuple(seen.values())
+
     def cell(self, learner: str, night: str) -> GradedNight | None:
         return next((g for g in self.graded if g.learner == learner and g.night == night), None)

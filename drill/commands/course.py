@@ -97,12 +97,27 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+REPORT_PAGE = "class-report.html"
+
+
 def _report(args: argparse.Namespace) -> int:
     from drill.classroom.gradebook.query import class_results
-    from drill.classroom.summary import summary_text
 
     with _gradebook(args) as (found, engine):
-        say(summary_text(class_results(found, engine)).rstrip("\n"))
+        results = class_results(found, engine)
+    if args.html is not None:
+        from drill.classroom.class_page import write_class_page
+
+        out = Path(args.html) if args.html else found.folder / REPORT_PAGE
+        say(f"Wrote {write_class_page(results, out)}.")
+        return 0
+    if args.tui:
+        from drill.tui.class_report_app import run_class_report_app
+
+        return run_class_report_app(results)
+    from drill.classroom.summary import summary_text
+
+    say(summary_text(results).rstrip("\n"))
     return 0
 
 

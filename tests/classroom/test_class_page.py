@@ -128,6 +128,27 @@ def test_each_refused_save_shows_its_line_field_and_reason(page):
         assert (f">{r.line}<" if r.line else ">unreadable<") in row
 
 
+def test_a_refused_save_beside_a_kept_verified_one_is_still_listed():
+    """The gradebook keeps the verified attempt in `graded` and lists every refused save in
+    `refused`: an edited save is news even when the learner has a good one."""
+    kept = next(g for g in SAMPLE.graded if g.verified)
+    edited = GradedNight(
+        kept.learner,
+        kept.night,
+        kept.seed,
+        "edited-copy.jsonl",
+        kept.attempts + 1,
+        None,
+        None,
+        refusal=Refusal(4, "actions[2].text", "the action on this line is not what was played"),
+    )
+    results = ClassResults(SAMPLE.title, SAMPLE.nights, SAMPLE.learners, SAMPLE.graded, (edited,))
+    section = _section(class_page_html(results), "refused")
+    assert "edited-copy.jsonl" in section
+    refused = [g for g in SAMPLE.graded if g.refusal is not None]
+    assert section.count("<tr>") == len(refused) + 2  # the heading row and the edited copy
+
+
 def test_each_learner_has_a_drill_down_with_their_timeline(page):
     section = _section(page, "learners")
     assert section.count("<details ") == len(SAMPLE.learners)
