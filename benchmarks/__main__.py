@@ -34,6 +34,7 @@ BENCHMARKS: list[tuple[str, list[str], list[str] | None]] = [
     ("bench_replica.py", [], ["--quick"]),
     ("bench_scoring.py", [], ["--quick"]),
     ("bench_tui.py", ["--repeat", "5"], ["--repeat", "1"]),
+    ("bench_course.py", [], ["--quick"]),
     ("bench_night_process.py", ["5"], None),
     ("bench_gloo.py", ["--worlds", "2", "--steps", "50"], None),
 ]

@@ -56,7 +56,7 @@ FIRST_FRAME = textwrap.dedent(
             self.exit(0)
 
     args = build_parser().parse_args(["play", *sys.argv[1:]])
-    Timed(**app_options(args)).run(headless=True, size=(120, 40))
+    Timed(**app_options(args, defer_load=True)).run(headless=True, size=(120, 40))
     """
 )
 
@@ -152,7 +152,7 @@ READY = textwrap.dedent(
             self.exit(0)
 
     args = build_parser().parse_args(["play", *sys.argv[1:]])
-    Timed(**app_options(args)).run(headless=True, size=(120, 40))
+    Timed(**app_options(args, defer_load=True)).run(headless=True, size=(120, 40))
     """
 )
 

@@ -147,12 +147,94 @@ def build_parser() -> argparse.ArgumentParser:
     season.add_argument("--report", metavar="FILE.html", help="also write the season as HTML")
     season.add_argument("--tui", action="store_true", help="show the season in the terminal app")
 
+    _course_parser(sub)
+
     listing = sub.add_parser("list", help="list the shipped incidents")
     listing.add_argument("--json", action="store_true")
     listing.add_argument(
         "paths", nargs="*", help="files or folders (default: the shipped incidents)"
     )
     return parser
+
+
+def _course_parser(sub) -> None:
+    """`drill course` and its commands (drill/commands/course.py runs them)."""
+    parser = sub.add_parser(
+        "course", help="run a class: release nights, collect saves, grade them by replay"
+    )
+    commands = parser.add_subparsers(dest="course_command")
+
+    new = commands.add_parser("new", help="make a course folder with course.toml and its nights")
+    new.add_argument("folder", help="the course folder to make")
+    new.add_argument(
+        "--night",
+        dest="nights",
+        action="append",
+        metavar="INCIDENT",
+        help="a shipped incident to make a night of, in order (default: tutorial, dead-rank,"
+        " full-disk)",
+    )
+    new.add_argument("--title", help="the course's title")
+
+    release = commands.add_parser("release", help="write the learners' pack")
+    _course_option(release)
+    release.add_argument(
+        "-o", "--output", metavar="PACK", help="where to write it (default COURSE/release)"
+    )
+
+    collect = commands.add_parser(
+        "collect", help="bring learners' saves into the gradebook from folders and zips"
+    )
+    collect.add_argument(
+        "folders",
+        nargs="+",
+        metavar="FOLDER",
+        help="a folder per learner, a zip, a saves folder from `drill serve`, or a save",
+    )
+    _course_option(collect)
+
+    grade = commands.add_parser("grade", help="replay and grade every collected save")
+    _course_option(grade)
+    grade.add_argument(
+        "--again", action="store_true", help="grade every save again, not only the new ones"
+    )
+    where = grade.add_mutually_exclusive_group()
+    where.add_argument(
+        "--processes", type=int, metavar="N", help="local worker processes (default: one per core)"
+    )
+    where.add_argument(
+        "--workers", type=int, metavar="N", help="a Dask LocalCluster of N workers on 127.0.0.1"
+    )
+    where.add_argument(
+        "--scheduler", metavar="tcp://HOST:8786", help="a running Dask scheduler's address"
+    )
+
+    report = commands.add_parser(
+        "report", help="the class by night: as text, a screen (--tui) or an HTML page (--html)"
+    )
+    _course_option(report)
+    shown = report.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--tui", action="store_true", help="browse it in the terminal, a learner's night a key away"
+    )
+    shown.add_argument(
+        "--html",
+        nargs="?",
+        const="",
+        metavar="FILE.html",
+        help="write one self-contained page with plots (default COURSE/class-report.html)",
+    )
+
+    export = commands.add_parser("export", help="one row per learner and night, for an LMS")
+    _course_option(export)
+    export.add_argument("--csv", action="store_true", help="as CSV")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
+
+
+def _course_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--course", default=".", metavar="DIR", help="the course folder (default: this one)"
+    )
 
 
 def _saved_replica_option(parser: argparse.ArgumentParser) -> None:
@@ -187,6 +269,14 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--paused", action="store_true", help="start the night with the clock paused"
     )
+    parser.add_argument(
+        "--course",
+        metavar="PACK",
+        help="play the nights of a course's pack (from `drill course release`); saves go into it",
+    )
+    # `drill serve --course` passes this to every tab's `drill play`: one pack, many learners,
+    # so each tab asks the name and none is kept in the pack.
+    parser.add_argument("--learner-per-tab", action="store_true", help=argparse.SUPPRESS)
     _session_options(parser)
 
 
@@ -217,6 +307,11 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--save", metavar="PATH", help="write the save here (default: a new file in saves/)"
+    )
+    parser.add_argument(
+        "--learner",
+        metavar="NAME",
+        help="whose night this is, written into the save (a course's pack asks for it once)",
     )
     parser.add_argument(
         "--saves-dir",

@@ -8,8 +8,6 @@ the command line.
 
 from __future__ import annotations
 
-import traceback
-from importlib import resources
 from pathlib import Path
 
 EXIT_BAD_INPUT = 2
@@ -45,7 +43,11 @@ class InternalError(Exception):
 
 def _innermost_drill_frame(exc: BaseException) -> str:
     """`drill/incident/yaml_source.py:123`: the deepest frame of the traceback inside drill."""
-    package = Path(str(resources.files("drill"))).resolve()
+    import traceback  # here: every command imports this module before its first frame
+
+    from drill.paths import package_dir
+
+    package = package_dir().resolve()
     found = ""
     for frame in traceback.extract_tb(exc.__traceback__):
         try:

@@ -27,7 +27,6 @@ replica backend starts, never at start-up, so torch and the learner's code stay 
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +57,8 @@ def project_replica(folder: Path | None = None) -> str | None:
         return None
     except OSError as exc:
         raise ReplicaChoiceError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    import tomllib  # only for a folder that has a pyproject.toml
+
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -212,6 +213,12 @@ def _is_name(value: str) -> bool:
     from replica.interface import is_replica_name
 
     return is_replica_name(value)
+
+
+def check_replica_name(ref: str) -> None:
+    """The command line's --replica names an installed replica or a module:factory; checked
+    from names and metadata only, before anything is imported."""
+    _check_name(ref, "--replica")
 
 
 def _check_name(ref: str, where: str) -> None:

@@ -79,13 +79,25 @@ def build_html(record: NightRecord, reference: list[tuple[float, str, bool]] | N
         f"<h1>{e(incident.title)}</h1>",
         f'<p class="muted">{e(COURSE_NAME)}, {e(PHASE)}, {e(LESSON)}. Incident {e(incident.id)}, seed {record.save.seed}.</p>',
     ]
-    parts += _score_section(record)
+    parts += night_sections(record, reference)
+    return "\n".join(parts) + "</body></html>\n"
+
+
+def night_sections(
+    record: NightRecord, reference: list[tuple[float, str, bool]], *, key_concepts: bool = True
+) -> list[str]:
+    """The page's sections, from the score to the runbook: the night's page, and the course's
+    feedback page for each night it grades (which shows the key concepts once, not per night)."""
+    e = html.escape
+    parts = _score_section(record)
     parts += _curve_section(record)
     parts += night_season_section(record)  # the incident's season, when it has one
     parts += _timeline_section(record, reference)
-    parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
-    parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]
-    parts += ["</ul></section>", '<section id="takeaways"><h2>Takeaways</h2><ul>']
+    if key_concepts:
+        parts += ['<section id="key-concepts"><h2>Key concepts</h2>', f"<p>{e(PRINCIPLE)}</p><ul>"]
+        parts += [f"<li>{e(text)}</li>" for text in KEY_CONCEPTS]
+        parts += ["</ul></section>"]
+    parts += ['<section id="takeaways"><h2>Takeaways</h2><ul>']
     parts += [f"<li>{e(text)}</li>" for text in shown_text.takeaways(record.drill.world)] or [
         "<li>None written.</li>"
     ]
@@ -98,9 +110,9 @@ def build_html(record: NightRecord, reference: list[tuple[float, str, bool]] | N
         "</section>",
         '<section id="runbook"><h2>Your cluster runbook</h2>',
         markdown_to_html(_runbook_body(build_markdown([record]))),
-        "</section></body></html>",
+        "</section>",
     ]
-    return "\n".join(parts) + "\n"
+    return parts
 
 
 def _score_section(record: NightRecord) -> list[str]:

@@ -51,9 +51,10 @@ __all__ = [
 class ReplayMismatch(Exception):
     """A replayed action or score differs from what the save recorded."""
 
-    def __init__(self, path: str, line: int, message: str):
+    def __init__(self, path: str, line: int, message: str, field: str = ""):
         super().__init__(f"{path}:{line}: {message}")
         self.line = line
+        self.field = field  # the field that differs, as a path (drill/saves/verify.py's key)
 
 
 def open_resume(
@@ -133,7 +134,10 @@ class Session:
         backend: str,
         save_path: str | Path | None,
         ranks: int | None = None,
+        *,
+        learner: str | None = None,
     ) -> Session:
+        """A new night and its save. `learner`: whose night it is, in a course's save."""
         check_ranks(ranks)
         path = Path(save_path) if save_path else None
         if path is not None and path.is_dir():
@@ -160,6 +164,7 @@ class Session:
                 replica=replica,
                 replica_sha256=replica_sha256,
                 fd=fd,
+                learner=learner,
             )
         except BaseException:
             drill.close()
@@ -263,8 +268,9 @@ def mismatch(save: Save, found: Difference) -> ReplayMismatch:
             f"the engine changed since this save was made (it was scored by engine"
             f" {str(engine)[:12]}, this drill is {ENGINE_VERSION[:12]}), so the night replays"
             f" differently; the first difference: {found}{provenance(save, engine=False)}",
+            found.key,
         )
-    return ReplayMismatch(save.path, found.line, f"{found}{provenance(save)}")
+    return ReplayMismatch(save.path, found.line, f"{found}{provenance(save)}", found.key)
 
 
 def provenance(save: Save, engine: bool = True) -> str:

@@ -4,7 +4,9 @@ re-exports them for everything else)."""
 
 from __future__ import annotations
 
-from drill.saves import MAX_RANKS
+# The most ranks a night may run; a save's header is held to the same (drill/saves/reader.py).
+# Here, not in drill.saves: that package's reader and writer are not needed before a frame.
+MAX_RANKS = 64
 
 
 class OptionError(Exception):

@@ -123,3 +123,14 @@ def test_drill_run_dead_rank_reference_on_the_sim_backend(installed):
     # Its par came from a cache in the folder it was given, not from ./saves.
     assert list((installed["saves"] / "cache" / "par").glob("dead-rank-*.json"))
     assert not (installed["cwd"] / "saves").exists()
+
+
+def test_a_course_gradebook_from_the_installed_wheel(installed):
+    """The gradebook's migrations ship inside the package and run from code, from any folder."""
+    names = zipfile.ZipFile(installed["wheel"]).namelist()
+    assert "drill/classroom/gradebook/migrations/env.py" in names
+    assert "drill/classroom/gradebook/migrations/versions/0001_first_gradebook.py" in names
+    drill(installed, "course", "new", "week6", "--night", "tutorial")
+    done = drill(installed, "course", "report", "--course", "week6")
+    assert "No saves collected yet" in done.stdout
+    assert (installed["cwd"] / "week6" / "gradebook.sqlite").is_file()

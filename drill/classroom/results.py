@@ -4,6 +4,7 @@ save file or the engine, so the report can be built and tested from values alone
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 
 
@@ -54,6 +55,10 @@ class GradedNight:
     first_wrong_act: str | None = None  # the first action the score counted against them
     timeline: tuple[TimelineLine, ...] = ()
     refusal: Refusal | None = None
+    # When the save was handed in (its file's time, UTC), and whether that was after the
+    # night's deadline in course.toml (False when the night has none).
+    handed_in: dt.datetime | None = None
+    late: bool = False
 
     @property
     def verified(self) -> bool:
@@ -75,12 +80,28 @@ class ClassResults:
     nights: tuple[str, ...]
     learners: tuple[str, ...]
     graded: tuple[GradedNight, ...] = field(default=())
+    # Every refused save, each with its own refusal, also when another attempt of the same
+    # learner and night verified and is the one kept in `graded`: an edited save is news.
+    refused: tuple[GradedNight, ...] = field(default=())
+    attempt: str = "best"  # which verified attempt `graded` keeps: best, last or first
+    pending: int = 0  # collected saves not graded yet
+    # (learner, night) of each pair with saves handed in and none graded yet.
+    waiting: tuple[tuple[str, str], ...] = field(default=())
 
     def for_learner(self, learner: str) -> tuple[GradedNight, ...]:
         return tuple(g for g in self.graded if g.learner == learner)
 
     def for_night(self, night: str) -> tuple[GradedNight, ...]:
         return tuple(g for g in self.graded if g.night == night)
+
+    def refused_saves(self) -> tuple[GradedNight, ...]:
+        """Every refused save once: those in `refused`, and any refused entry kept in `graded`
+        (a class built from values alone may only have those)."""
+        seen: dict[tuple[str, str, str], GradedNight] = {}
+        for entry in (*self.refused, *self.graded):
+            if entry.refusal is not None:
+                seen.setdefault((entry.learner, entry.night, entry.save_name), entry)
+        return tuple(seen.values())
 
     def cell(self, learner: str, night: str) -> GradedNight | None:
         return next((g for g in self.graded if g.learner == learner and g.night == night), None)

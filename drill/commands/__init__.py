@@ -26,19 +26,25 @@ HANDLERS = {
     "runbook": ("exports", "runbook"),
     "report": ("exports", "report"),
     "season": ("season", "season"),
+    "course": ("course", "course"),
 }
 
 
 def run_command(name: str, args: argparse.Namespace) -> int:
     from drill.errors import UserError
-    from drill.saves import SaveError
 
     module, function = HANDLERS[name]
     handler = getattr(importlib.import_module(f"drill.commands.{module}"), function)
     try:
         return handler(args)
-    except (IncidentError, ActionsFileError, SaveError) as exc:
+    except (IncidentError, ActionsFileError) as exc:
         raise UserError(str(exc)) from None
-    except ValueError as exc:
-        # The replica's config checks speak plain English already.
-        raise UserError(str(exc)) from None
+    except Exception as exc:
+        # drill.saves is imported when an error needs it, not before every command's first
+        # frame (the picker's and the briefing's never touch a save's reader).
+        from drill.saves import SaveError
+
+        # The replica's config checks (ValueErrors) speak plain English already.
+        if isinstance(exc, SaveError | ValueError):
+            raise UserError(str(exc)) from None
+        raise

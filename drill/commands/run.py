@@ -26,6 +26,8 @@ from drill.session import (
 def run(args: argparse.Namespace) -> int:
     try:
         save = None
+        if args.resume and getattr(args, "learner", None) is not None:
+            raise UserError("--learner: the save already says whose night it is; drop --learner")
         if args.resume:
             override = resolve_incident(args.incident) if args.incident else None
             save, loaded = open_resume(
@@ -73,7 +75,17 @@ def run(args: argparse.Namespace) -> int:
         session = Session.resume(loaded, save)
     else:
         seed = args.seed if args.seed is not None else incident.seeds[0]
-        session = Session.start(loaded, seed, args.backend or "inprocess", args.save, args.ranks)
+        learner = getattr(args, "learner", None)
+        if learner is not None:
+            from drill.classroom.pack_play import clean_name, learner_problem
+
+            problem = learner_problem(learner)
+            if problem:
+                raise UserError(f"--learner: {problem}")
+            learner = clean_name(learner)
+        session = Session.start(
+            loaded, seed, args.backend or "inprocess", args.save, args.ranks, learner=learner
+        )
     try:
         pace = args.pace
 

@@ -93,6 +93,8 @@ def play_command(args: argparse.Namespace) -> str:
         ("--replica", getattr(args, "replica", None)),
         ("--save", args.save),
         ("--saves-dir", args.saves_dir),
+        ("--course", getattr(args, "course", None)),
+        ("--learner", getattr(args, "learner", None)),
     ):
         if value is not None:
             words += [flag, str(value)]
@@ -100,4 +102,6 @@ def play_command(args: argparse.Namespace) -> str:
         words.append("--hard")
     if args.paused:
         words.append("--paused")
+    if getattr(args, "course", None) and not getattr(args, "learner", None):
+        words.append("--learner-per-tab")  # one pack, many learners: every tab asks the name
     return shlex.join(words)

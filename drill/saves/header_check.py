@@ -9,7 +9,9 @@ wrote, so verify stops at line 1 and says so. `--across-versions` asks for the r
 The seed and backend decide the whole night. A header edited after the night was scored would
 otherwise be caught late, as some action's result differing; the score line repeats them (saves
 from before it did are checked by the replay alone), so the field is named at line 1 with both
-values.
+values. The learner's name (a save played for a course, `drill play --course`) changes nothing
+in the night, so no replay would catch an edit to it; the score line repeats it for the same
+check.
 """
 
 from __future__ import annotations
@@ -19,18 +21,51 @@ from typing import Any
 
 from drill.saves.model import Save
 
+# The header's fields the score line repeats, in the order they are checked.
+REPEATED = ("seed", "backend", "learner")
+
+
+def edited_header_field(save: Save) -> str | None:
+    """The header field that is not what the night was scored with, or None."""
+    for key in REPEATED:
+        scored = _scored_with(save, key)
+        if scored is not _UNKNOWN and scored != save.header.get(key):
+            return key
+    return None
+
 
 def edited_header(save: Save) -> str | None:
-    """`path:1: ...` when the header's seed or backend is not the one the night was scored
-    with, or None."""
-    for key in ("seed", "backend"):
-        if key in save.scored_as and save.scored_as[key] != save.header.get(key):
-            return (
-                f"{save.path}:1: the header's `{key}` is {_shown(save.header.get(key))}, but the"
-                f" night was played and scored with {key} {_shown(save.scored_as[key])} (the"
-                f" score line, line {save.score_line}); the header was edited after the night"
-            )
-    return None
+    """`path:1: ...` when the header's seed, backend or learner is not the one the night was
+    scored with, or None."""
+    key = edited_header_field(save)
+    if key is None:
+        return None
+    scored = _scored_with(save, key)
+    where = f"(the score line, line {save.score_line}); the header was edited after the night"
+    if key == "learner":
+        by = "nobody's name" if scored is None else _shown(scored)
+        return (
+            f"{save.path}:1: the header's `learner` is {_shown(save.header.get(key))}, but the"
+            f" night was played and scored with {by} {where}"
+        )
+    return (
+        f"{save.path}:1: the header's `{key}` is {_shown(save.header.get(key))}, but the"
+        f" night was played and scored with {key} {_shown(scored)} {where}"
+    )
+
+
+_UNKNOWN = object()
+
+
+def _scored_with(save: Save, key: str):
+    """What the score line says the night had for `key`; _UNKNOWN when it does not say (a save
+    from before the score line repeated it). The learner is on the score line only when the
+    night had one, so a score line that repeats the seed and no learner says there was none."""
+    if key in save.scored_as:
+        return save.scored_as[key]
+    if key == "learner" and "seed" in save.scored_as:
+        return None
+    return _UNKNOWN
 
 
 def other_version(save: Save, *, engine_version: str, drill_version: str) -> str | None:

@@ -3,10 +3,11 @@
 The game writes exactly these lines, with exactly these fields:
 
     header   type format drill_version engine_version incident_id incident_sha256
-             incident_path seed backend ranks origin
+             incident_path seed backend ranks origin [replica replica_sha256] [learner]
     action   type n time end text accepted result
     text     type key value        (the learner's own words; the debrief writes them after the score)
-    score    type score end_time [seed backend]   (the header's again; older saves lack them)
+    score    type score end_time [seed backend] [learner]   (the header's again; older saves
+             lack them; `learner` only in a save played for a course)
 
 A field missing, unknown or of the wrong kind is an error naming its line, so an edited or
 damaged save is refused here instead of misleading a replay. Lines are split on "\\n" alone (a
@@ -27,11 +28,11 @@ from drill.saves.files import read_save_bytes
 from drill.saves.json_line import parse_record
 from drill.saves.model import Save, SavedAction, SaveError
 from drill.saves.origin import KEYS as ORIGIN_KEYS
+from drill.session_options import MAX_RANKS
 from drill.values.bounds import MAX_NIGHT
 
 FORMAT = 2  # 2 added the header's `origin`; format 1 saves are read too
 BACKENDS = ("inprocess", "gloo", "sim")
-MAX_RANKS = 64
 MAX_TIME = MAX_NIGHT  # the longest night an incident may have; the engine stops the clock there
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -56,6 +57,9 @@ HEADER_FIELDS = {
     "origin",
     "replica",
     "replica_sha256",
+    # Whose night this is, in a save played for a course (`drill play --course`): the name the
+    # learner gave. Optional; the score line repeats it, so verify names an edit at line 1.
+    "learner",
 }
 REQUIRED_HEADER = ("type", "format", "incident_id", "incident_sha256", "seed", "backend")
 ACTION_FIELDS = ("type", "n", "time", "end", "text", "accepted", "result")
@@ -63,7 +67,8 @@ TEXT_FIELDS = ("type", "key", "value")
 SCORE_FIELDS = ("type", "score", "end_time")
 # The header's seed and backend again, so that verify can name a header edited after the
 # night was scored; saves from before they were written lack them.
-SCORE_OPTIONAL = ("seed", "backend")
+SCORE_OPTIONAL = ("seed", "backend", "learner")
+MAX_LEARNER = 60
 
 
 def read_save(path: str | Path) -> Save:
@@ -128,6 +133,8 @@ def _add_line(save: Save, number: int, record: dict[str, Any]) -> None:
     elif kind == "score":
         _fields(path, number, record, SCORE_FIELDS + SCORE_OPTIONAL, SCORE_FIELDS, "a score")
         save.score = check_score(path, number, record["score"])
+        if "learner" in record:
+            check_learner(path, number, "the score line's", record["learner"])
         save.scored_as = {key: record[key] for key in SCORE_OPTIONAL if key in record}
         save.end_time = _time(path, number, record, "end_time")
         save.score_line = number
@@ -205,6 +212,8 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
             f"the header's `replica_sha256` must be 64 hex digits beside a `replica`; it is"
             f" {_shown(replica_sha256)}",
         )
+    if "learner" in record:
+        check_learner(path, 1, "the header's", record["learner"])
     origin = record.get("origin")
     if origin is not None:
         if not isinstance(origin, dict) or set(origin) - set(ORIGIN_KEYS):
@@ -214,6 +223,24 @@ def check_header(path: str, record: dict[str, Any]) -> dict[str, Any]:
         if not all(v is None or (isinstance(v, str) and len(v) <= 200) for v in origin.values()):
             raise SaveError(path, 1, "the header's `origin` values must be short strings or null")
     return record
+
+
+def check_learner(path: str, number: int, whose: str, name: Any) -> str:
+    """A learner's name as a save may hold it: 1 to MAX_LEARNER characters of printable text,
+    not blank, no control characters (it is shown in gradebooks and file lists)."""
+    if not (
+        isinstance(name, str)
+        and 0 < len(name) <= MAX_LEARNER
+        and name.strip()
+        and name.isprintable()
+    ):
+        raise SaveError(
+            path,
+            number,
+            f"{whose} `learner` must be a name of 1 to {MAX_LEARNER} printable characters, not"
+            f" {_shown(name)}",
+        )
+    return name
 
 
 def _action(path: str, number: int, record: dict[str, Any], save: Save) -> SavedAction:

@@ -44,9 +44,10 @@ _MISSING = object()
 @dataclass(frozen=True)
 class Difference:
     line: int
-    field: str
+    field: str  # in words, as the message shows it
     replayed: str
     saved: str
+    key: str = ""  # the field as a path: "actions[3].result", "score.total", "end_time"
 
     def __str__(self) -> str:
         return f"{self.field}: the replay gives {self.replayed}, the save has {self.saved}"
@@ -73,7 +74,11 @@ def compare_action(saved, result, *, tolerant: bool) -> Difference | None:
         if found is not None:
             where, replayed, stored = found
             return Difference(
-                saved.line, f"action {saved.n} `{_short(saved.text)}`, `{where}`", replayed, stored
+                saved.line,
+                f"action {saved.n} `{_short(saved.text)}`, `{where}`",
+                replayed,
+                stored,
+                key=f"actions[{saved.n}].{where}",
             )
     return None
 
@@ -90,7 +95,7 @@ def compare_score(
     if found is None:
         return None
     where, replayed, stored = found
-    return Difference(save.score_line, f"the score line's `{where}`", replayed, stored)
+    return Difference(save.score_line, f"the score line's `{where}`", replayed, stored, key=where)
 
 
 def first_difference(fresh: Any, saved: Any, where: str, *, tolerant: bool):

@@ -53,6 +53,7 @@ class SaveWriter:
         replica: str | None = None,
         replica_sha256: str | None = None,
         fd: int | None = None,
+        learner: str | None = None,
     ) -> SaveWriter:
         """A new save at `path`; `fd` when the caller already created it (claim_new_save)."""
         path = Path(path)
@@ -76,10 +77,15 @@ class SaveWriter:
             header["replica"] = replica
             if replica_sha256:  # a learner's replica: its source, so a replay can tell it changed
                 header["replica_sha256"] = replica_sha256
+        if learner is not None:
+            # A course's night (`drill play --course`): whose it is, repeated on the score line.
+            header["learner"] = learner
         if fd is None:
             fd = create_save_file(path)
         writer = cls(path, fd, lines=0, size=0)
         writer.night = {"seed": seed, "backend": backend}
+        if learner is not None:
+            writer.night["learner"] = learner
         try:
             lock_save(fd, str(path))  # held until close: one writer per save
             if os.fstat(fd).st_size:
@@ -107,6 +113,8 @@ class SaveWriter:
         fd = open_save_for_append(path)
         writer = cls(path, fd, lines=save.lines, size=0)
         writer.night = {"seed": save.seed, "backend": save.backend}
+        if "learner" in save.header:
+            writer.night["learner"] = save.header["learner"]
         try:
             lock_save(fd, str(path))  # held until close: one writer per save
             size = os.fstat(fd).st_size

@@ -191,12 +191,20 @@ class Failures:
             world.log(job, None, agent_failed(local, pid, 1))
             world.end_attempt(job, FAILED, child_failed(node, reporter, local, pid, 1, ""))
             return
-        op = watchdog_op(is_sharded(job.training_spec.model_params), seq, job.world)
+        sharded = is_sharded(job.training_spec.model_params)
+        op = watchdog_op(sharded, seq, job.world)
         for rank in survivors:
             for line in watchdog_lines(rank, seq, ms, self._collective(attempt, rank, op)):
                 world.log(job, rank, line)
+
+        def usual(at: int) -> tuple[str, int]:  # what the recorder keeps: the op, NumelIn
+            name, numel_in, _ = watchdog_op(sharded, at, job.world)
+            return name, numel_in
+
         job.flight_dumps.append(
-            flight_recorder.dump(world.now, job, attempt, seq, lambda r: self._where(job, r)[0])
+            flight_recorder.dump(
+                world.now, job, attempt, seq, lambda r: self._where(job, r)[0], usual
+            )
         )
         error = watchdog_lines(reporter, seq, ms, self._collective(attempt, reporter, op))[0]
         world.log(job, None, agent_failed(local, pid, SIGABRT))

@@ -22,6 +22,11 @@ GRAD_OP = "ALLREDUCE"
 GRAD_NUMEL = 8388608
 
 
+def all_reduce(seq: int) -> tuple[str, int]:
+    """A data-parallel job's collective at any sequence number: the gradient bucket."""
+    return GRAD_OP, GRAD_NUMEL
+
+
 @dataclass(frozen=True)
 class Entry:
     rank: int
@@ -41,9 +46,17 @@ class Dump:
     entries: tuple[Entry, ...]
 
 
-def dump(now: float, job: Job, attempt: Attempt, seq: int, node_of: Callable[[int], str]) -> Dump:
+def dump(
+    now: float,
+    job: Job,
+    attempt: Attempt,
+    seq: int,
+    node_of: Callable[[int], str],
+    usual: Callable[[int], tuple[str, int]] = all_reduce,
+) -> Dump:
     """What the ranks wrote when the watchdog timed out collective `seq` (`node_of`: a rank's
-    node)."""
+    node; `usual`: the job's own collective and its elements at a sequence number, which for a
+    sharded job alternates between the parameter gather and the gradient reduce-scatter)."""
     entries = []
     for rank in range(job.world):
         node = node_of(rank)
@@ -51,8 +64,8 @@ def dump(now: float, job: Job, attempt: Attempt, seq: int, node_of: Callable[[in
         if how is not None and how != "hang":
             entries.append(Entry(rank, node, None, "-", 0, "-", None))
         elif how == "hang":
-            entries.append(Entry(rank, node, seq - 1, GRAD_OP, GRAD_NUMEL, "completed", seq - 1))
+            entries.append(Entry(rank, node, seq - 1, *usual(seq - 1), "completed", seq - 1))
         else:
-            op, numel = attempt.mismatched.get(rank, (GRAD_OP, GRAD_NUMEL))
+            op, numel = attempt.mismatched.get(rank, usual(seq))
             entries.append(Entry(rank, node, seq, op, numel, "started", seq - 1))
     return Dump(now, attempt.number, seq, tuple(entries))

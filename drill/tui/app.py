@@ -19,6 +19,8 @@ from drill.tui.messages import (
     BaselineReady,
     EngineFailed,
     FrameReady,
+    IncidentLoaded,
+    IncidentRefused,
     Progress,
     Scored,
     SessionFailed,
@@ -62,6 +64,7 @@ class DrillApp(App[int]):
         cursor_blink: bool = True,
         config_dir: Path | None = None,
         replica: str | None = None,
+        course=None,
     ) -> None:
         super().__init__()
         from drill.tui.config import config_dir as default_config_dir
@@ -73,6 +76,9 @@ class DrillApp(App[int]):
         # The replica a new night trains (--replica or the project's); a resumed night keeps
         # the one its save ran.
         self.replica = replica
+        # A course's pack (drill.classroom.pack_play.CoursePlay): its nights, in its order, for
+        # the picker; whose nights they are (asked first); the learner's seed for each.
+        self.course = course
         self.seed = seed
         self.backend = backend
         self.ranks = ranks
@@ -88,11 +94,22 @@ class DrillApp(App[int]):
         self._quitting = False
         # (screen, torch imported?) when the first screen was drawn, before any slow work.
         self.first_frame: tuple[str, bool] | None = None
+        # Bad input the incident's full load found after the first frame: `drill play`
+        # raises it once the terminal is restored, so it is one line and exit 2.
+        self.refused: Exception | None = None
 
     # -- the flow ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
         self._apply_config()
+        if self.resume is None and self.course is not None and self.course.learner is None:
+            from drill.tui.screens.learner import LearnerScreen
+
+            self.push_screen(LearnerScreen(self.course, self._first_screen))
+            return
+        self._first_screen()
+
+    def _first_screen(self) -> None:
         if self.resume is not None:
             self.begin(
                 self.loaded, seed=self.resume.seed, backend=self.resume.backend, resume=self.resume
@@ -100,9 +117,16 @@ class DrillApp(App[int]):
         elif self.loaded is not None:
             self.begin(self.loaded, seed=self.seed, backend=self.backend, save_path=self.save_path)
         else:
-            from drill.tui.screens.picker import PickerScreen
+            self._show(self._picker())
 
-            self.push_screen(PickerScreen(self.saves_dir))
+    def _picker(self):
+        from drill.tui.screens.picker import PickerScreen
+
+        if self.course is not None:
+            return PickerScreen(
+                self.saves_dir, self.course.files, course_title=self.course.course.title
+            )
+        return PickerScreen(self.saves_dir)
 
     def _apply_config(self) -> None:
         """The learner's theme and keys from config.toml; what is wrong in it is a notice,
@@ -162,13 +186,17 @@ class DrillApp(App[int]):
 
     def begin(self, loaded, *, seed=None, backend=None, save_path=None, resume=None) -> None:
         """Show a night's briefing; it warms up once it is on screen. Nothing is written yet."""
-        from drill.replica_choice import with_replica
+        from drill.tui.deferred_incident import is_deferred
         from drill.tui.driver import NightDriver, NightSpec
         from drill.tui.screens.briefing import BriefingScreen
 
-        if resume is None:
+        if resume is None and not is_deferred(loaded):  # a deferred one chooses as it loads
+            from drill.replica_choice import with_replica
+
             loaded = with_replica(loaded, self.replica)
         incident = loaded.incident
+        if seed is None and self.course is not None:
+            seed = self.course.seed_for(incident.id)  # the learner's own seed of the night
         spec = NightSpec(
             loaded=loaded,
             seed=incident.seeds[0] if seed is None else seed,
@@ -176,12 +204,16 @@ class DrillApp(App[int]):
             save_path=save_path,
             resume=resume,
             ranks=self.ranks,
+            learner=self.course.learner if self.course is not None and resume is None else None,
         )
         self.driver = NightDriver(self, spec)
         self.pacing = Pacing(speed=self.start_speed, hard=self.hard, paused=self.start_paused)
         self._show(BriefingScreen(spec, resumed=resume is not None))
 
     def after_briefing(self) -> None:
+        if not self.driver.loaded:  # drawn from the header, still loading: go on once it is
+            self.driver.start_asked = True
+            return
         spec = self.driver.spec
         if spec.incident.plan is not None and spec.resume is None:
             from drill.tui.screens.plan import PlanScreen
@@ -242,12 +274,17 @@ class DrillApp(App[int]):
         async def go() -> None:
             driver = self.driver
             await self._finish_driver()
+            if self.course is not None:
+                from drill.incident.loader import load_incident
+
+                night = self.course.next_night(driver.spec.incident.id)
+                loaded = await asyncio.to_thread(load_incident, night.incident)
+                self.begin(loaded, backend=driver.spec.backend)
+                return
             following = next_entry(driver.spec.incident.id, self.saves_dir)
             if following is None:  # nothing else can be listed: the picker says why
-                from drill.tui.screens.picker import PickerScreen
-
                 self.driver = None
-                self._show(PickerScreen(self.saves_dir))
+                self._show(self._picker())
                 return
             self.begin(following.loaded, backend=driver.spec.backend)
 
@@ -255,12 +292,11 @@ class DrillApp(App[int]):
 
     def action_picker(self) -> None:
         from drill.tui.screens.confirm import ConfirmScreen
-        from drill.tui.screens.picker import PickerScreen
 
         async def go() -> None:
             await self._finish_driver()
             self.driver = None
-            self._show(PickerScreen(self.saves_dir))
+            self._show(self._picker())
 
         if self._screen("NightScreen") is not None:
 
@@ -344,6 +380,22 @@ class DrillApp(App[int]):
                 screen.session_ready()
         if self.driver is not None:
             self.driver.pump()
+
+    def on_incident_loaded(self, message: IncidentLoaded) -> None:
+        if getattr(message, "origin", None) is not self.driver or self.driver is None:
+            return
+        briefing = self._screen("BriefingScreen")
+        if briefing is not None:
+            briefing.spec = self.driver.spec
+        if self.driver.start_asked:
+            self.driver.start_asked = False
+            self.after_briefing()
+
+    def on_incident_refused(self, message: IncidentRefused) -> None:
+        if getattr(message, "origin", None) is not self.driver:
+            return
+        self.refused = message.error
+        self.exit(return_code=2)
 
     def on_warmed_up(self, message: WarmedUp) -> None:
         if getattr(message, "origin", None) is not self.driver:

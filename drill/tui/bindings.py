@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 GROUPS = {"speed": Binding.Group("Speed")}
 
@@ -148,6 +148,35 @@ KEYS: tuple[Key, ...] = (
         show=False,
         priority=True,
     ),
+    # `drill course report --tui`: the class, learners by night, and one learner's night.
+    # Over the table's own Enter (priority), so the footer shows what Enter does here.
+    Key(
+        "class.open",
+        "enter",
+        "open",
+        "Open",
+        "This learner's night: timeline, points, refusal",
+        priority=True,
+    ),
+    Key("class.quit", "escape,q", "leave", "Quit", "Leave the class report"),
+    # Over the scrolling page (priority): left and right move between nights, not sideways.
+    Key(
+        "learner.previous",
+        "left",
+        "night(-1)",
+        "Night before",
+        "The same learner's night before",
+        priority=True,
+    ),
+    Key(
+        "learner.next",
+        "right",
+        "night(1)",
+        "Night after",
+        "The same learner's night after",
+        priority=True,
+    ),
+    Key("learner.back", "escape,q", "back", "Back", "Back to the class"),
     Key("help.close", "escape,f1,q", "close", "Close help"),
     Key("confirm.yes", "y,enter", "answer(True)", "Yes", priority=True),
     Key("confirm.no", "n,escape", "answer(False)", "No", priority=True),
@@ -155,7 +184,8 @@ KEYS: tuple[Key, ...] = (
 BY_ID = {key.id: key for key in KEYS}
 
 
-def bindings(scope: str) -> list[Binding]:
+# BindingType: the type Textual declares BINDINGS with, so `BINDINGS = bindings(...)` type-checks.
+def bindings(scope: str) -> list[BindingType]:
     return [key.binding() for key in KEYS if key.scope == scope]
 
 

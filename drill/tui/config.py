@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +59,8 @@ def load_config(folder: Path | None = None) -> Config:
     except (OSError, UnicodeDecodeError) as exc:
         config.problems.append(f"{path}: cannot read it ({exc}); using the default keys")
         return config
+    import tomllib  # only when there is a config.toml: most first frames have none
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

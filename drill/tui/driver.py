@@ -21,6 +21,7 @@ debrief measures par itself as it always could.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 import traceback
@@ -32,12 +33,15 @@ from typing import TYPE_CHECKING
 
 from textual.worker import get_current_worker
 
+from drill.tui.deferred_incident import is_deferred
 from drill.tui.messages import (
     BaselineReady,
     Debrief,
     EngineFailed,
     Frame,
     FrameReady,
+    IncidentLoaded,
+    IncidentRefused,
     Progress,
     Scored,
     SessionFailed,
@@ -64,12 +68,14 @@ BACKGROUND_PAR = ("sim", "inprocess")
 
 @dataclass(frozen=True)
 class NightSpec:
+    # A DeferredIncident until the warm-up has loaded it (drill/tui/deferred_incident.py).
     loaded: LoadedIncident
     seed: int
     backend: str = "inprocess"
     save_path: Path | None = None
     resume: Save | None = None
     ranks: int | None = None
+    learner: str | None = None  # whose night, in a course's pack (written into the save)
 
     @property
     def incident(self):
@@ -81,7 +87,9 @@ def open_session(spec: NightSpec) -> Session:
     from drill.session import Session
 
     if spec.resume is None:
-        return Session.start(spec.loaded, spec.seed, spec.backend, spec.save_path, spec.ranks)
+        return Session.start(
+            spec.loaded, spec.seed, spec.backend, spec.save_path, spec.ranks, learner=spec.learner
+        )
     return Session.resume(spec.loaded, spec.resume)
 
 
@@ -102,6 +110,9 @@ class NightDriver:
         self.finished = False  # the score line is in the save
         self.busy = False
         self.warm = False  # torch and the baseline are loaded (or the resumed night rebuilt)
+        # The incident is fully loaded (False while the briefing is drawn from its header).
+        self.loaded = not is_deferred(spec.loaded)
+        self.start_asked = False  # Enter came before the load: start once it is done
         self.opening = False  # `open` was called: the session is on its way
         self.pending: deque[tuple[str, object]] = deque()
         self.current: tuple[str, object] | None = None  # the call a worker is running now
@@ -147,8 +158,28 @@ class NightDriver:
         if self.spec.resume is None:
             self.app.run_worker(self._open, thread=True, group=ENGINE_GROUP, exit_on_error=False)
 
+    def _load_incident(self) -> bool:
+        """The full load of an incident the briefing drew from its header; False when it
+        failed (the app then ends with the loader's line, exit 2)."""
+        if self.loaded:
+            return True
+        from drill.incident.errors import IncidentError
+        from drill.replica_choice import ReplicaChoiceError, with_replica
+
+        try:
+            loaded = with_replica(self.spec.loaded.load(), self.app.replica)
+        except (IncidentError, ReplicaChoiceError) as exc:
+            self._post(IncidentRefused(exc))
+            return False
+        self.spec = dataclasses.replace(self.spec, loaded=loaded)
+        self.loaded = True
+        self._post(IncidentLoaded())
+        return True
+
     def _warm_up(self) -> None:
         worker = get_current_worker()
+        if not self._load_incident():
+            return
         if self.spec.resume is not None:
             self._open()
             self.warm = self.session is not None

@@ -47,6 +47,19 @@ class SessionReady(Message):
         self.notes = notes
 
 
+class IncidentLoaded(Message):
+    """The incident the briefing was drawn from its header is now fully loaded and checked."""
+
+
+class IncidentRefused(Message):
+    """The incident's full load, after the first frame, found bad input: the app ends with
+    the loader's line and exit 2, as if it had been found before the screen."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+
 class WarmedUp(Message):
     """The slow part of getting ready is done: the night can start at once."""
 

@@ -677,3 +677,10 @@ def test_help_on_a_group_head_lists_its_actions():
     for sub in GROUPS["ckpt"]:
         assert VERBS[f"ckpt {sub}"].usage in result.output
     assert "help ckpt list" in result.output
+
+
+def test_help_on_a_group_of_one_says_one_action():
+    """`help lfs` said "lfs is the first word of 1 actions"."""
+    assert len(GROUPS["lfs"]) == 1
+    result = night().act("help lfs")
+    assert result.output.splitlines()[0] == "lfs is the first word of 1 action:"

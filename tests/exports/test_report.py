@@ -4,37 +4,17 @@ the figures read like a person wrote them and a broken reference column breaks t
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from drill.cli import main
 from drill.saves import SaveWriter, read_save
+from tests.chromiumkit import CHROMIUM_FLAGS, chromium
 from tests.clikit import run_drill
 
 slow = pytest.mark.slow  # a real night with the replica, then Chromium
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not found:
-        if os.environ.get("CI"):
-            pytest.fail("CI must install chromium (.ci/run does it with apt-get)")
-        pytest.skip("chromium is not installed here")
-    return found
 
 
 @pytest.fixture(scope="module")

@@ -73,13 +73,28 @@ def test_golden_replays_verify(save):
 def other_machine(save: Path, folder: Path, edit) -> Path:
     """The golden as another machine might have written it: its header names another CPU, and
     `edit` changes the text the way that machine's rounding would have."""
+
+    def elsewhere(origin):
+        return {**origin, "cpu": "Some Other CPU", "cpu_kernels": "AVX2"}
+
+    return _with_origin(save, folder / save.name, edit, elsewhere)
+
+
+def this_machine(save: Path, path: Path, edit) -> Path:
+    """The golden as if this machine had written it (the goldens were made on whichever
+    machine last regenerated them, which need not be the one running the tests), edited."""
+    from drill.saves.origin import current_origin
+
+    return _with_origin(save, path, edit, lambda origin: current_origin(True))
+
+
+def _with_origin(save: Path, path: Path, edit, origin) -> Path:
     lines = save.read_text().splitlines()
     header = json.loads(lines[0])
-    header["origin"] = {**header["origin"], "cpu": "Some Other CPU", "cpu_kernels": "AVX2"}
+    header["origin"] = origin(header["origin"])
     lines[0] = json.dumps(header, sort_keys=True)
-    copy = folder / save.name
-    copy.write_text(edit("\n".join(lines)) + "\n")
-    return copy
+    path.write_text(edit("\n".join(lines)) + "\n")
+    return path
 
 
 @pytest.mark.slow
@@ -87,18 +102,22 @@ def test_a_golden_from_another_machine_verifies_with_its_last_digits_different(t
     """Issue 12's case: relative distance 4.70e-04 here, 5.81e-04 in the file."""
     save = HERE / "preempted-job--reference.jsonl"
     assert "relative distance 5.81e-04" in save.read_text()
-    elsewhere = other_machine(
-        save, tmp_path, lambda text: text.replace("distance 5.81e-04", "distance 4.70e-04")
-    )
+
+    def to_470(text):
+        return text.replace("distance 5.81e-04", "distance 4.70e-04")
+
+    elsewhere = other_machine(save, tmp_path, to_470)
     done = replay(elsewhere)
     assert done.returncode == 0, done.stderr
     # The same edit with this machine's origin in the header is a real difference.
-    here = tmp_path / "here.jsonl"
-    here.write_text(save.read_text().replace("distance 5.81e-04", "distance 4.70e-04"))
+    here = this_machine(save, tmp_path / "here.jsonl", to_470)
     differs = replay(here)
     assert differs.returncode == 1
     assert re.search(r"components\[integrity\]\.why", differs.stderr), differs.stderr
-    assert "5.81e-04" in differs.stderr and "4.70e-04" in differs.stderr
+    # This machine's own figure (5.81e-04 where the goldens were made) against the edited one.
+    shown = r"the replay gives .*distance ([0-9.e+-]+)\).*the save has .*distance 4\.70e-04\)"
+    found = re.search(shown, differs.stderr)
+    assert found and found.group(1) != "4.70e-04", differs.stderr
 
 
 @pytest.mark.slow

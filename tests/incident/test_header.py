@@ -20,9 +20,10 @@ def test_every_shipped_header_is_what_the_full_load_reads():
         assert read_header(path) == Header.of(load_incident(path)), path
 
 
-FIELDS = ["id", "title", "difficulty", "order", "estimated_minutes", "schema"]
+FIELDS = ["id", "title", "difficulty", "order", "estimated_minutes", "schema", "seeds", "briefing"]
 VALUES = st.one_of(
     st.text(max_size=30),
+    st.lists(st.one_of(st.integers(-2, 2**32 + 1), st.booleans(), st.text(max_size=3)), max_size=3),
     st.integers(-3, 200),
     st.booleans(),
     st.none(),
@@ -68,3 +69,38 @@ def test_a_header_with_a_python_tag_builds_nothing_and_gives_up(tmp_path):
     )
     assert read_header(evil) is None
     assert not marker.exists()
+
+
+def test_the_briefing_and_seeds_read_as_the_full_load_reads_them(tmp_path):
+    loaded = load_incident(shipped_path("dead-rank"))
+    header = read_header(shipped_path("dead-rank"))
+    assert header.briefing == loaded.incident.briefing
+    assert header.seeds == tuple(loaded.incident.seeds)
+
+
+def test_no_seeds_line_is_the_models_default(tmp_path):
+    text = shipped_path("dead-rank").read_text(encoding="utf-8")
+    path = tmp_path / "no-seeds.yaml"
+    path.write_text(
+        "\n".join(line for line in text.splitlines() if not line.startswith("seeds:")) + "\n"
+    )
+    assert read_header(path).seeds == tuple(load_incident(path).incident.seeds)
+
+
+def edited(tmp_path, *extra: str):
+    text = shipped_path("dead-rank").read_text(encoding="utf-8")
+    path = tmp_path / "edited.yaml"
+    path.write_text(text + "".join(line + "\n" for line in extra), encoding="utf-8")
+    return read_header(path)
+
+
+def test_a_key_twice_a_merge_key_or_a_control_character_is_not_a_plain_header(tmp_path):
+    assert edited(tmp_path) is not None
+    assert edited(tmp_path, "title: Another title") is None
+    assert edited(tmp_path, "<<: {title: Merged}") is None
+    plain = "schema: 2\nid: x\ntitle: t\ndifficulty: easy\norder: 1\nestimated_minutes: 5\n"
+    path = tmp_path / "short.yaml"
+    path.write_text(plain + 'briefing: "Read the page."\n', encoding="utf-8")
+    assert read_header(path) is not None
+    path.write_text(plain + 'briefing: "Read the \\e[2J page."\n', encoding="utf-8")
+    assert read_header(path) is None

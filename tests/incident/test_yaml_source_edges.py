@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from drill.incident import yaml_source
+from drill.incident import source_file, yaml_source
 from drill.incident.errors import IncidentError, Problem
 from drill.incident.yaml_source import (
     MAX_DEPTH,
@@ -473,7 +473,7 @@ def test_permission_denied(tmp_path: Path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(yaml_source, "open", refuse, raising=False)
+    monkeypatch.setattr(source_file, "open", refuse, raising=False)
     assert file_problem(path).message == (
         "permission denied when reading the file; check its permissions"
     )
@@ -538,7 +538,7 @@ def pretend_small_regular_file(monkeypatch, size: int = 10) -> None:
     # Only the loader's view of os changes; everything else keeps the real one.
     shim = types.SimpleNamespace(**vars(os))
     shim.stat = lambda path: Small(real(path))
-    monkeypatch.setattr(yaml_source, "os", shim)
+    monkeypatch.setattr(source_file, "os", shim)
 
 
 def test_a_file_that_grew_after_the_size_check_is_still_refused(tmp_path: Path, monkeypatch):

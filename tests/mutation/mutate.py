@@ -67,6 +67,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
             "tests/incident/test_bounds_bite.py",
             "tests/saves/test_verify_in_process.py",
             "tests/saves/test_verify_edges.py",
+            "tests/saves/test_verify_fields.py",
         ],
     },
     "reader": {
@@ -76,6 +77,7 @@ GROUPS: dict[str, dict[str, list[str]]] = {
             "tests/saves/test_save_reading.py",
             "tests/saves/test_saves_format.py",
             "tests/saves/test_save_fuzz.py",
+            "tests/saves/test_verify_fields.py",
         ],
     },
     "progress": {

@@ -122,3 +122,16 @@ def test_a_rank_stuck_outside_nccl_shows_an_earlier_entry_in_the_flight_recorder
     seq = {r[2] for r in rows if r[0] != "5"}
     assert len(seq) == 1 and rows[5][2] == str(int(seq.pop()) - 1) and rows[5][5] == "completed"
     assert {r[3] for r in rows} == {"ALLREDUCE"}
+
+
+def test_a_sharded_jobs_flight_recorder_shows_its_own_collectives():
+    """A job whose weights outgrow a GPU gathers parameters and reduce-scatters gradients; its
+    watchdog lines said so while `trace` still showed the data-parallel ALLREDUCE."""
+    d = night(model_params="70B", bytes_per_param=14)
+    d.advance(600 + 600 + 60)
+    lines = [line.text for line in d.learner_job.log.lines]
+    caught = [t for t in lines if t.startswith("[rank5]:") and "Watchdog caught" in t]
+    usual = re.search(r"OpType=(\w+)", caught[0]).group(1)
+    assert usual in ("_ALLGATHER_BASE", "_REDUCE_SCATTER_BASE")
+    rows = [r.split() for r in d.act("trace train").output.splitlines()[2:]]
+    assert [r[3] for r in rows] == ["BROADCAST"] + [usual] * 15

@@ -72,6 +72,7 @@ from drill.engine.actions.context import Call, Context
 from drill.engine.actions.errors import unknown
 from drill.engine.actions.settings import SETTINGS
 from drill.engine.runbook_sections import Section
+from drill.values.units import plural
 
 Handler = Callable[[Context, Call], str]
 
@@ -975,7 +976,7 @@ def help_text(verb: str | None = None, notes: dict[str, str] | None = None) -> s
     notes = notes or {}
     if verb in GROUPS and verb not in VERBS:  # a group's first word: its actions, one a line
         subs = [VERBS[f"{verb} {sub}"] for sub in GROUPS[verb]]
-        lines = [f"{verb} is the first word of {len(subs)} actions:"]
+        lines = [f"{verb} is the first word of {plural(len(subs), 'action')}:"]
         width = max(len(v.usage) for v in subs)
         lines += [f"  {v.usage:<{width}}  {v.summary}." for v in subs]
         lines.append(f"  Type `help {subs[0].name}` for one of them.")

@@ -34,7 +34,7 @@ class Entry:
 
 
 def load_entries(
-    saves_dir: Path | None, files: list[Path] | None = None
+    saves_dir: Path | None, files: list[Path] | None = None, *, ordered: bool = False
 ) -> tuple[list[Entry], list[str]]:
     """Every incident fully loaded: the list the picker settles on."""
     from drill.incident.loader import load_incident
@@ -48,11 +48,11 @@ def load_entries(
             problems.append(_first_line(exc))
             continue
         entries.append(Entry(Header.of(loaded), best.get(loaded.incident.id), loaded))
-    return _sorted(entries), problems
+    return (entries if ordered else _sorted(entries)), problems
 
 
 def header_entries(
-    saves_dir: Path | None, files: list[Path] | None = None
+    saves_dir: Path | None, files: list[Path] | None = None, *, ordered: bool = False
 ) -> tuple[list[Entry], list[str]]:
     """The list for the first frame, from the headers; a file whose header does not read is
     loaded fully at once, so its problem is the loader's, as in `load_entries`."""
@@ -71,7 +71,7 @@ def header_entries(
                 continue
             header = Header.of(loaded)
         entries.append(Entry(header, best.get(header.id), loaded))
-    return _sorted(entries), problems
+    return (entries if ordered else _sorted(entries)), problems
 
 
 def check_entry(entry: Entry) -> str | None:
@@ -95,9 +95,14 @@ def _files(files: list[Path] | None) -> list[Path]:
 
 
 def _best(saves_dir: Path | None) -> dict[str, float]:
+    from drill.saves_dir import saves_dir as default_saves_dir
+
+    folder = saves_dir or default_saves_dir()
+    if not any(folder.glob("*.jsonl")):  # drill.saves costs its import: none to read
+        return {}
     from drill.saves import best_scores
 
-    return best_scores(saves_dir)
+    return best_scores(folder)
 
 
 def _sorted(entries: list[Entry]) -> list[Entry]:
@@ -123,21 +128,26 @@ def next_entry(incident_id: str, saves_dir: Path | None) -> Entry | None:
 class PickerScreen(Screen):
     BINDINGS = bindings("picker")
 
-    def __init__(self, saves_dir: Path | None = None, files: list[Path] | None = None) -> None:
+    def __init__(
+        self,
+        saves_dir: Path | None = None,
+        files: list[Path] | None = None,
+        *,
+        course_title: str | None = None,
+    ) -> None:
         super().__init__()
-        # `files`: the incident files to list instead of the shipped ones (tests).
-        self.entries, self.problems = header_entries(saves_dir, files)
+        # `files`: the incident files to list instead of the shipped ones (a course's nights,
+        # in the course's order, or tests').
+        self.course_title = course_title
+        self.entries, self.problems = header_entries(
+            saves_dir, files, ordered=course_title is not None
+        )
         self.checked = False  # every entry fully loaded (or moved to the problems)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="picker"):
             yield Static("3am Drill", id="picker-title")
-            yield Static(
-                f"{SHORT} ({PHASE}). Pick tonight's incident; the list is in the suggested order."
-                " Enter or a double click plays it.",
-                id="picker-intro",
-                markup=False,
-            )
+            yield Static(self._intro(), id="picker-intro", markup=False)
             yield DataTable(id="incidents", cursor_type="row", zebra_stripes=True)
             problems = Static(self._problems_text(), id="picker-problems", markup=False)
             problems.display = bool(self.problems)  # the full check may add some later
@@ -146,6 +156,17 @@ class PickerScreen(Screen):
                 yield Button("Play", id="play", variant="primary")
                 yield Button("Quit", id="quit")
         yield Footer()
+
+    def _intro(self) -> str:
+        if self.course_title is not None:
+            return visible(
+                f"{self.course_title}: the course's nights, in its order. Enter or a double click"
+                " plays one; every night you play is saved in the course's pack."
+            )
+        return (
+            f"{SHORT} ({PHASE}). Pick tonight's incident; the list is in the suggested order."
+            " Enter or a double click plays it."
+        )
 
     def on_mount(self) -> None:
         self._fill(self.size.width)
