@@ -8,12 +8,14 @@ job stepping), and a fleet day big enough to exercise placement (benchmarks/flee
 untimed pass (wrapping `env.step`); then the engine side (building the night, the starting load
 included, and playing it to the end) and a bare SimPy loop stepping exactly as many events are
 timed alternately, `--repeat` times each, and the medians compared. The ratio is the engine's
-cost per event in bare SimPy events; issue 17's target is at most 3. It asserts nothing.
+cost per event in bare SimPy events; issue 25's target is at most 5 (issue 17 asked for 3). It
+asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
 
@@ -102,6 +104,9 @@ def measure(name: str, build, finish, repeat: int) -> list[dict]:
 
     def engine() -> None:
         finish(build())
+        # The night runs with the collector paused (drill/sim/collector.py): the young
+        # collection it leaves owed, over the night's own objects, is charged to it.
+        gc.collect(1)
 
     ours, bare = interleaved(engine, lambda: bare_loop(events), repeat)
     engine_s, bare_s = median(ours), median(bare)
@@ -113,7 +118,7 @@ def measure(name: str, build, finish, repeat: int) -> list[dict]:
             "us/event",
             "bare SimPy event",
             bare_s / events * 1e6,
-            target="<= 3x",
+            target="<= 5x",
         )
     ]
 
@@ -129,7 +134,7 @@ def main() -> int:
     for r in rows:
         print(
             f"{r['measure']}: engine {r['value']:.2f} us/event, bare SimPy"
-            f" {r['ref_value']:.2f} us/event, ratio {r['ratio']:.1f} (target at most 3)"
+            f" {r['ref_value']:.2f} us/event, ratio {r['ratio']:.1f} (target at most 5)"
         )
     hand_over(rows)
     return 0

@@ -12,6 +12,7 @@ scheduler, the background work and the failures, not a training loop.
 from __future__ import annotations
 
 from drill.incident.models import SCHEMA_VERSION, Incident
+from drill.values.bounds import MAX_NODES
 
 HOUR, DAY = 3600.0, 86400.0
 
@@ -29,12 +30,18 @@ def fleet_data(
     faults: list[dict] | None = None,
     mtbf: float | None = None,
     scheduling_interval: float = 30.0,
+    spares: int = 2,
 ) -> dict:
     cluster: dict = {
         "gpus_per_node": 8,
         "scheduling_interval": scheduling_interval,
         "islands": [
-            {"name": f"f{n}", "leaves": leaves, "nodes_per_leaf": nodes_per_leaf, "spares": 2}
+            {
+                "name": f"f{n}",
+                "leaves": leaves,
+                "nodes_per_leaf": nodes_per_leaf,
+                "spares": spares,
+            }
             for n in range(islands)
         ],
     }
@@ -73,7 +80,9 @@ def fleet_data(
 
 
 def day_fleet(jobs: int = 20_000, nodes: int = 4096) -> Incident:
-    """`nodes` of 8 GPUs in 16 islands (16 leaves of 16 nodes each at 4,096), `jobs` a day."""
+    """`nodes` of 8 GPUs in 16 islands (16 leaves of 16 nodes each at 4,096), `jobs` a day.
+    Each island keeps 2 spares, except where they would take the cluster past the 8,192 nodes
+    an incident may have (at 8,192 nodes: none)."""
     per_island = nodes // 16
     leaves = 16 if per_island >= 16 else 1
     return Incident.model_validate(
@@ -83,6 +92,7 @@ def day_fleet(jobs: int = 20_000, nodes: int = 4096) -> Incident:
             nodes_per_leaf=per_island // leaves,
             length=DAY,
             arrivals_per_hour=jobs / 24,
+            spares=2 if nodes + 16 * 2 <= MAX_NODES else 0,
         )
     )
 

@@ -22,6 +22,7 @@ from drill.engine.gloo_training import GlooTraining
 from drill.engine.replica_training import ReplicaTraining
 from drill.engine.snapshot import Snapshot, build_snapshot
 from drill.incident.models import Incident
+from drill.sim import collector
 from drill.sim.events import ActionTaken, Event
 from drill.sim.jobs import COMPLETED
 from drill.sim.training import TrainingBackend
@@ -135,9 +136,11 @@ class Drill:
             self.advance(time - self.now)
 
     def play_out(self, chunk: float = 300.0) -> None:
-        """Run the rest of the night, stopping early once the learner's job has completed."""
-        while not self.over:
-            self.advance(chunk)
+        """Run the rest of the night, stopping early once the learner's job has completed.
+        The collector stays off from chunk to chunk too (drill/sim/collector.py)."""
+        with collector.paused():
+            while not self.over:
+                self.advance(chunk)
 
     # -- acting -----------------------------------------------------------------------------
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from functools import cache
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from drill.sim import free_index
@@ -77,37 +80,81 @@ def _trace_arrivals(world: World, rows: list):
         )
 
 
+# Arrivals' random draws are taken several jobs at a time, the same calls in the same order on
+# the same stream (a job's draws never depend on the world), so the same jobs arrive: first a
+# few (a small night sees only a handful), then twice as many each time, up to BATCH.
+FIRST_BATCH, BATCH = 4, 256
+
+
 def _arrivals(world: World, rng, counter: list[int]):
     spec = world.incident.background
     rate = spec.arrivals_per_hour / 3600.0
     if rate <= 0.0:
         return  # a rate so small it underflows to zero: nothing ever arrives
+    length = world.incident.night.length
+    timeout, now = world.env.timeout, lambda: world.env.now
+    batch = FIRST_BATCH
     while True:
-        yield world.env.timeout(rng.expovariate(rate))
-        if world.env.now >= world.incident.night.length:
-            return
-        job = _draw(world, rng, counter, submit_time=world.env.now)
-        world.add_job(job, job.submit_time)
-        world.emit(
-            JobStateChanged(
-                world.now, job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)"
+        draws = _draw_batch(rng, rate, spec, batch)
+        batch = min(BATCH, 2 * batch)
+        for gap, team, size, duration, klass in draws:
+            yield timeout(gap)
+            if now() >= length:
+                return
+            job = _job_from(world, counter, now(), team, size, duration, klass)
+            world.add_job(job, job.submit_time)
+            world.emit(
+                JobStateChanged(
+                    world.now, job.name, f"{job.name} submitted by {job.team} ({job.gpus} GPUs)"
+                )
             )
-        )
+
+
+def _draw_batch(rng, rate: float, spec, count: int) -> list[tuple[float, int, float, float, float]]:
+    """`count` arrivals' draws, each in the order one arrival takes them: the gap before it,
+    its team, its size (the one random() that Random.choices takes), its duration, its class."""
+    expovariate, randrange, random, uniform = (
+        rng.expovariate,
+        rng.randrange,
+        rng.random,
+        rng.uniform,
+    )
+    teams, low, high = len(spec.teams), spec.min_duration, spec.max_duration
+    return [
+        (expovariate(rate), randrange(teams), random(), uniform(low, high), random())
+        for _ in range(count)
+    ]
 
 
 def _draw(world: World, rng, counter: list[int], submit_time: float) -> Job:
     spec = world.incident.background
+    team = rng.randrange(len(spec.teams))
+    size = rng.random()
+    duration = rng.uniform(spec.min_duration, spec.max_duration)
+    return _job_from(world, counter, submit_time, team, size, duration, rng.random())
+
+
+def _job_from(
+    world: World,
+    counter: list[int],
+    submit_time: float,
+    team_draw: int,
+    size_draw: float,
+    duration_draw: float,
+    class_draw: float,
+) -> Job:
+    spec = world.incident.background
     counter[0] += 1
-    team = spec.teams[rng.randrange(len(spec.teams))]
+    team = spec.teams[team_draw]
     total = free_index.of(world.cluster).in_service_gpus
-    sizes = [s for s in spec.sizes if s <= total] or [1]
-    # Small jobs are common and wide ones rare, as on most shared clusters.
-    weights = [1.0 / (1 + i) for i in range(len(sizes))]
-    gpus = rng.choices(sizes, weights=weights)[0]
+    sizes, cum_weights = _sizes(tuple(spec.sizes), total)
+    # Random.choices(sizes, weights) with its one draw: small jobs common, wide ones rare, as
+    # on most shared clusters (weights 1, 1/2, 1/3, ... over the sizes that fit).
+    gpus = sizes[bisect_right(cum_weights, size_draw * (cum_weights[-1] + 0.0), 0, len(sizes) - 1)]
     if gpus > world.cluster.gpus_per_node:
         gpus -= gpus % world.cluster.gpus_per_node
-    duration = float(round(rng.uniform(spec.min_duration, spec.max_duration)))
-    high = rng.random() < spec.high_priority_share
+    duration = float(round(duration_draw))
+    high = class_draw < spec.high_priority_share
     return Job(
         name=f"{team}-{counter[0]:03d}",
         team=team,
@@ -119,3 +166,11 @@ def _draw(world: World, rng, counter: list[int], submit_time: float) -> Job:
         max_restarts=1,
         restart_backoff=60.0,
     )
+
+
+@cache
+def _sizes(sizes: tuple[int, ...], total: int) -> tuple[list[int], list[float]]:
+    """The sizes that fit `total` GPUs in service (or one GPU), and their cumulative weights
+    as Random.choices adds them up."""
+    fit = [s for s in sizes if s <= total] or [1]
+    return fit, list(accumulate(1.0 / (1 + i) for i in range(len(fit))))

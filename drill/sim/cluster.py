@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from drill.faults.units import write_boot
 
@@ -24,8 +24,6 @@ from drill.states import OUT_OF_SERVICE, NodeState
 SCHEDULABLE = NodeState.UP
 NODE_STATES = tuple(NodeState)
 UPTIME_DAYS = 9  # nodes the night finds up booted 9 to 19 days before it
-# What decides where work can go: a change to any of these tells the scheduler's free-GPU index.
-_PLACEMENT_FIELDS = frozenset({"state", "responsive", "allocations"})
 
 
 class Allocations(dict[str, list[int]]):
@@ -146,12 +144,8 @@ class Gpu:
     # It computes wrong results with no Xid (gpu_sdc): (seed of the error, steps a job trains
     # on it before its loss is NaN). Neither a reset nor a reboot clears it.
     wrong_results: tuple[int, int] | None = None
-
-    def __setattr__(self, name: str, value) -> None:
-        if name == "throttles":
-            value = Throttles(value)
-            Throttles._bump()
-        object.__setattr__(self, name, value)
+    # How many times any GPU of this process was set to compute wrong results (never less).
+    wrong_ever: ClassVar[int] = 0
 
     @property
     def throttled(self) -> float:
@@ -218,6 +212,8 @@ class Node:
     address: str = ""  # its IP on the compute fabric, as NCCL names a peer
     # Its InfiniBand ports, one HCA per GPU (drill/sim/hca.py): what `ibstat` reads.
     hcas: list[HcaPort] = field(default_factory=list)
+    # Its place in the cluster's node order (None until a cluster adds it): its ports' LIDs.
+    ordinal: int | None = None
     # Its image's NVIDIA driver and NCCL when they are not the fleet's (version_mismatch): a
     # gang's NCCL start-up with a node on it never completes.
     image_mismatch: tuple[str, str] | None = None
@@ -225,19 +221,8 @@ class Node:
     def __post_init__(self) -> None:
         if self.booted_at is None:
             self.booted_at = -float(UPTIME_DAYS * 86400 + zlib.crc32(self.name.encode()) % 864000)
-        if not self.journal:
-            write_boot(self.journal, self.booted_at, fabric_manager_fails=False)
-
-    def __setattr__(self, name: str, value) -> None:
-        if name == "allocations" and not isinstance(value, Allocations):
-            value = Allocations(value)
-        object.__setattr__(self, name, value)
-        if name in _PLACEMENT_FIELDS:
-            changed = self.__dict__.get("_changed")
-            if changed is not None:
-                changed.add(self.name)
-                if name == "allocations":
-                    value._bind(changed, self.name)
+        # An empty journal is this boot's, written when first read (_JournalField).
+        self.__dict__["_journal_boot"] = self.booted_at
 
     @property
     def gpu_count(self) -> int:
@@ -263,6 +248,122 @@ class Node:
     @property
     def in_service(self) -> bool:
         return self.state not in OUT_OF_SERVICE
+
+
+class _ThrottlesField:
+    """Gpu.throttles: always a Throttles of its own, and every assignment bumps the version
+    (a descriptor, so that setting the GPU's other fields costs a plain store)."""
+
+    def __get__(self, gpu: Any, owner: type | None = None) -> Any:
+        if gpu is None:
+            return self
+        return gpu.__dict__["_throttles"]
+
+    def __set__(self, gpu: Any, value: dict[str, float]) -> None:
+        gpu.__dict__["_throttles"] = Throttles(value)
+        Throttles._bump()
+
+
+class _WrongResultsField:
+    """Gpu.wrong_results: setting one counts it in Gpu.wrong_ever, so a training step asks
+    its gang's GPUs only once some GPU of this process has computed wrong results."""
+
+    def __get__(self, gpu: Any, owner: type | None = None) -> Any:
+        if gpu is None:
+            return self
+        return gpu.__dict__["_wrong_results"]
+
+    def __set__(self, gpu: Any, value: tuple[int, int] | None) -> None:
+        gpu.__dict__["_wrong_results"] = value
+        if value is not None:
+            Gpu.wrong_ever += 1
+
+
+class _PlacementField:
+    """A Node field that decides where work can go (state, heartbeat): a change names the node
+    in the cluster's `changed` set, for the free-GPU index."""
+
+    def __init__(self, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, node: Any, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        return node.__dict__[self.slot]
+
+    def __set__(self, node: Any, value: Any) -> None:
+        stored = node.__dict__
+        stored[self.slot] = value
+        changed = stored.get("_changed")
+        if changed is not None:
+            changed.add(stored["name"])
+
+
+class _AllocationsField(_PlacementField):
+    """Node.allocations: always an Allocations bound to the cluster's `changed` set."""
+
+    def __set__(self, node: Any, value: Any) -> None:
+        if not isinstance(value, Allocations):
+            value = Allocations(value)
+        stored = node.__dict__
+        stored[self.slot] = value
+        changed = stored.get("_changed")
+        if changed is not None:
+            changed.add(stored["name"])
+            value._bind(changed, stored["name"])
+
+
+class _JournalField:
+    """Node.journal: left empty, it is the boot's journal, written when first read (the units'
+    lines for thousands of nodes that nobody reads were much of building a fleet)."""
+
+    def __get__(self, node: Any, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        stored = node.__dict__
+        journal = stored.get("_journal")
+        if journal is None:
+            journal = stored["_journal"] = {}
+            write_boot(journal, stored["_journal_boot"], fabric_manager_fails=False)
+        return journal
+
+    def __set__(self, node: Any, value: dict[str, list[tuple[float, str]]]) -> None:
+        node.__dict__["_journal"] = value or None
+
+
+class _HcasField:
+    """Node.hcas: left empty, a node in a cluster has one port per GPU, made when first read
+    from its ordinal (Cluster._add sets it); a node in no cluster has none."""
+
+    def __get__(self, node: Any, owner: type | None = None) -> Any:
+        if node is None:
+            return self
+        stored = node.__dict__
+        ports = stored.get("_hcas")
+        if ports is None:
+            ordinal = stored.get("ordinal")
+            if ordinal is None:
+                return []
+            ports = stored["_hcas"] = ports_for(ordinal, len(stored["gpus"]))
+        return ports
+
+    def __set__(self, node: Any, value: list[HcaPort]) -> None:
+        node.__dict__["_hcas"] = value or None
+
+
+_DESCRIPTORS: dict[type, dict[str, object]] = {
+    Gpu: {"throttles": _ThrottlesField(), "wrong_results": _WrongResultsField()},
+    Node: {
+        "state": _PlacementField("state"),
+        "responsive": _PlacementField("responsive"),
+        "allocations": _AllocationsField("allocations"),
+        "journal": _JournalField(),
+        "hcas": _HcasField(),
+    },
+}
+for _cls, _fields in _DESCRIPTORS.items():
+    for _name, _descriptor in _fields.items():
+        setattr(_cls, _name, _descriptor)
 
 
 class Cluster:
@@ -301,7 +402,7 @@ class Cluster:
         node.pid_base = 40000 + 1000 * len(self.nodes)
         node.next_pid = node.pid_base
         node.address = f"10.0.{len(self.nodes) // 200}.{len(self.nodes) % 200 + 10}"
-        node.hcas = ports_for(len(self.nodes), node.gpu_count)
+        node.ordinal = len(self.nodes)  # its HCA ports' LIDs follow from it (made when read)
         self.nodes[node.name] = node
         object.__setattr__(node, "_changed", self.changed)
         node.allocations._bind(self.changed, node.name)

@@ -10,8 +10,9 @@ made a pass cost nodes times jobs. This index answers both from buckets instead:
 - `whole[island]`: indexes (in that island's member order) of its usable, wholly free nodes.
 
 Nodes tell the cluster when their state, heartbeat or allocations change (drill/sim/cluster.py
-`changed`); `sync` rereads those nodes only. A pass works on a `Scratch`, a copy it can take GPUs
-from (and, for a reservation, give running jobs' GPUs back to) without touching the cluster.
+`changed`); `sync` rereads those nodes only. A pass works on a `Scratch`, which takes GPUs (and,
+for a reservation, gives running jobs' GPUs back) in the index's own lists without touching the
+cluster, and puts them back when the pass is done with it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ class FreeIndex:
         self.member: dict[int, tuple[str, int]] = {}
         self.members_seen: dict[str, int] = {}
         self.members_total = 0
+        # Counts the syncs that reread a node: equal between two looks, no node changed state,
+        # heartbeat or allocations in between (a scheduling pass with nothing else new skips).
+        self.version = 0
+        # Scratches not yet undone, oldest first (they change the lists above in place).
+        self.open: list[Scratch] = []
         self._read_members()
         cluster.changed.update(self.names)
         self.sync()
@@ -62,11 +68,14 @@ class FreeIndex:
         self.members_total = sum(self.members_seen.values())
 
     def sync(self) -> None:
+        if self.open:
+            raise RuntimeError("the free-GPU index synced while a scratch of it is open")
         cluster = self.cluster
         if sum(map(len, cluster.islands.values())) != self.members_total:
             self._read_members()
         if not cluster.changed:
             return
+        self.version += 1
         changed = list(cluster.changed)  # each node is reread alone: the order does not matter
         cluster.changed.clear()
         for name in changed:
@@ -135,30 +144,42 @@ class FreeIndex:
 
 
 class Scratch:
-    """One pass's working copy of the index: placement takes GPUs here, not on the cluster."""
+    """One pass's working view of the index: placement takes GPUs here, not on the cluster.
+
+    It changes the index's own lists and keeps what it changed, and `undo` puts them back: a
+    pass takes from a handful of nodes, while a copy of the index costs every node (at 8,192
+    nodes, a copy per pass was most of a pass). So a scratch is always undone when its user is
+    done with it, the latest one first (`with index.scratch() as scratch:`), and the index
+    refuses to sync, or an older scratch to change, while a newer one is open."""
 
     def __init__(self, index: FreeIndex):
-        # Copy on write: most passes place nothing, and they need not copy the index to see so.
         self.index = index
         self.gpn = index.gpn
         self.count = index.count
         self.buckets = index.buckets
         self.whole = index.whole
-        self.owned = False
+        self.log: list[tuple[int, int]] = []  # (node position, its free GPUs before), in order
+        index.open.append(self)
 
-    def _own(self) -> None:
-        if not self.owned:
-            self.count = list(self.count)
-            self.buckets = [list(bucket) for bucket in self.buckets]
-            self.whole = {island: list(members) for island, members in self.whole.items()}
-            self.owned = True
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.undo()
 
     def copy(self) -> Scratch:
-        other = Scratch.__new__(Scratch)
-        other.index, other.gpn = self.index, self.gpn
-        other.count, other.buckets, other.whole = self.count, self.buckets, self.whole
-        other.owned = False
-        return other
+        """A scratch on top of this one: it starts from this one's changes, and must be undone
+        before this one is changed or read again."""
+        return Scratch(self.index)
+
+    def undo(self) -> None:
+        open_ = self.index.open
+        if not open_ or open_[-1] is not self:
+            raise RuntimeError("a scratch of the free-GPU index undone out of turn")
+        for position, before in reversed(self.log):
+            self._move(position, self.count[position], before)
+        self.log.clear()
+        open_.pop()
 
     def adjust(self, position: int, delta: int) -> None:
         """Take (negative) or give back (positive) GPUs on a usable node."""
@@ -168,7 +189,12 @@ class Scratch:
         new = min(self.gpn, max(0, old + delta))
         if new == old:
             return
-        self._own()
+        if self.index.open[-1] is not self:
+            raise RuntimeError("a scratch of the free-GPU index changed under a newer one")
+        self.log.append((position, old))
+        self._move(position, old, new)
+
+    def _move(self, position: int, old: int, new: int) -> None:
         bucket = self.buckets[old]
         del bucket[bisect_left(bucket, position)]
         insort(self.buckets[new], position)
@@ -218,6 +244,85 @@ class Scratch:
 
     def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
         whole = self.whole.get(island, ())
+        if len(whole) < need:
+            return False
+        if not skip:
+            return True
+        members = self.index.cluster.islands[island]
+        pos = self.index.pos
+        return sum(1 for m in whole if pos[members[m]] not in skip) >= need
+
+
+class Overlay:
+    """A reservation's trial on a scratch: running jobs' GPUs given back, as new counts of the
+    few nodes they touch, read over the scratch's for every other node. The walk through
+    running jobs' ends gives back to a few dozen nodes per blocked pass; moving each of them
+    through the buckets and back was most of a busy pass. Giving back only raises a count, so a
+    node the scratch has wholly free is never in the overlay, and a node in the overlay is in
+    the scratch's bucket of its old count, passed over there."""
+
+    def __init__(self, base: Scratch):
+        self.base = base
+        self.index = base.index
+        self.gpn = base.gpn
+        self.count: dict[int, int] = {}  # node position -> its free GPUs with the ends given
+        self.whole: dict[str, list[int]] = {}  # island -> members made wholly free, sorted
+
+    def usable(self, position: int) -> bool:
+        return self.base.count[position] != UNUSABLE
+
+    def free(self, position: int) -> int:
+        return self.count.get(position, self.base.count[position])
+
+    def adjust(self, position: int, delta: int) -> None:
+        """Give back (positive) GPUs on a usable node."""
+        old = self.free(position)
+        if old == UNUSABLE or delta <= 0:
+            return
+        new = min(self.gpn, old + delta)
+        if new != old:
+            self.count[position] = new
+            member = self.index.member.get(position)
+            if new == self.gpn and member is not None:
+                insort(self.whole.setdefault(member[0], []), member[1])
+
+    def fits_on(self, position: int, world: int) -> bool:
+        return self.free(position) >= world
+
+    def best_node(self, world: int, skip: Collection[int]) -> int | None:
+        """Scratch.best_node over the overlay: the lowest count that fits, then the first node."""
+        changed = self.count
+        for count in range(world, self.gpn + 1):
+            found = next(
+                (p for p in self.base.buckets[count] if p not in skip and p not in changed), None
+            )
+            for position, free in changed.items():
+                if free == count and position not in skip and (found is None or position < found):
+                    found = position
+            if found is not None:
+                return found
+        return None
+
+    def _whole(self, island: str) -> list[int]:
+        """The island's wholly free members (indexes in its member list), in member order."""
+        whole = self.base.whole.get(island, [])
+        more = self.whole.get(island)
+        return sorted(whole + more) if more else whole
+
+    def whole_nodes(self, need: int, skip: Collection[int]) -> list[str] | None:
+        """Scratch.whole_nodes over the overlay."""
+        index = self.index
+        for island, members in index.cluster.islands.items():
+            whole = self._whole(island)
+            if len(whole) < need:
+                continue
+            chosen = [members[m] for m in whole if not skip or index.pos[members[m]] not in skip]
+            if len(chosen) >= need:
+                return chosen[:need]
+        return None
+
+    def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
+        whole = self._whole(island)
         if len(whole) < need:
             return False
         if not skip:

@@ -85,6 +85,8 @@ def broken_rules(world: World) -> list[str]:
         kept, fresh = world.step_factor(job), world.fresh_step_factor(job)
         if kept != fresh:
             problems.append(f"{job.name} steps at {kept}x, but its GPUs and leaves say {fresh}x")
+    # The pass reads a queue kept as jobs change: every waiting job filed as it is now.
+    problems.extend(world.filing_problems())
     return problems
 
 

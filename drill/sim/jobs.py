@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from drill.incident.models import PRIORITY_RANK, JobSpec
+from drill.sim import job_fields
 from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
 from drill.sim.ledger import Outage
 from drill.sim.logs import JobLog
@@ -28,7 +29,7 @@ class Attempt:
     queued_at: float
     start: float | None = None
     end: float | None = None
-    nodes: list[str] = field(default_factory=list)
+    nodes: list[str] = field(init=False)  # these: made when first read (job_fields.lazy)
     gpus: int = 0
     from_step: int = 0
     why: str = ""  # how the attempt ended
@@ -44,12 +45,12 @@ class Attempt:
     # Ranks stopped for good in this attempt, and how: "kill" (its GPU or node is gone) or
     # "hang" (alive, stuck in software). What `perf` and `stack` read.
     hung_ranks: dict[int, str] = field(default_factory=dict)
-    real_errors: list[str] = field(default_factory=list)  # what real worker processes raised
+    real_errors: list[str] = field(init=False)  # what real worker processes raised
     # What real survivors of a hung rank raised (gloo) and the night has them still waiting
     # for: logged at the collective timeout, never if the attempt ends before.
-    unsaid_errors: list[str] = field(default_factory=list)
+    unsaid_errors: list[str] = field(init=False)
     stall_wake: Any = None  # a SimPy event that wakes the stepping loop when the stall ends
-    stall_causes: set[str] = field(default_factory=set)  # what holds the gang; all must clear
+    stall_causes: set[str] = field(init=False)  # what holds the gang; all must clear
     carried: float = 0.0  # seconds of work a background job had done before this attempt
     loaded_corrupt: bool = False  # it resumed from bytes that were not what was written
     failed_load: bool = False  # it ended because its checkpoint's bytes would not load or verify
@@ -84,6 +85,10 @@ class Attempt:
         }
 
 
+job_fields.lazy(Attempt, nodes=list, real_errors=list, unsaid_errors=list, stall_causes=set)
+
+
+@job_fields.install  # priority, held and exclude re-file a waiting job; reason reads the pass
 @dataclass
 class Job:
     name: str
@@ -119,25 +124,29 @@ class Job:
     world: int = 0  # GPUs for the next attempt (a restart may change it)
     # Batch ranges (first, last) of the data stream the job was told to skip (`restart
     # --skip`): part of its launch, so every later attempt skips them too.
-    data_skips: list[tuple[int, int]] = field(default_factory=list)
+    data_skips: list[tuple[int, int]] = field(init=False)
     # Stretches of its data stream that are bad (bad_shard), in the same step numbers.
-    bad_data: list[tuple[int, int]] = field(default_factory=list)
+    bad_data: list[tuple[int, int]] = field(init=False)
     elapsed_before: float = 0.0  # background jobs already running when the night starts
     # What the job keeps while the night goes on. Training jobs carry their incident spec,
     # checkpoint policy and checkpoint catalog; every job has a log.
-    log: JobLog = field(default_factory=JobLog)
+    log: JobLog = field(init=False)
     spec: JobSpec | None = None
     policy: CheckpointPolicy | None = None
-    checkpoints: CheckpointCatalog = field(default_factory=CheckpointCatalog)
-    losses: list[tuple[int, float]] = field(default_factory=list)  # (step, loss) as trained
-    outages: list[Outage] = field(default_factory=list)  # when it stopped and came back
+    checkpoints: CheckpointCatalog = field(init=False)
+    losses: list[tuple[int, float]] = field(init=False)  # (step, loss) as trained
+    outages: list[Outage] = field(init=False)  # when it stopped and came back
     # The training code's version and the one before it (`rollback` swaps back), and a code
     # path of a version that issues a mismatched collective (drill/faults/collective_mismatch.py).
     code_version: str = ""
     previous_code_version: str = ""
     divergence: Any = None
     # NCCL flight recorder dumps, written when a watchdog timed out a collective: `trace JOB`.
-    flight_dumps: list[Any] = field(default_factory=list)
+    flight_dumps: list[Any] = field(init=False)
+    # Set by the world that holds the job (drill/sim/job_fields.py): told when a field its
+    # queue is filed by changes, and where the job's reason is read from after a pass.
+    queue_hook: Any = field(default=None, repr=False, compare=False)
+    reasons_from: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.world == 0:
@@ -195,3 +204,15 @@ class Job:
     def sort_key(self) -> tuple:
         # Priority class first, FIFO within a class; the name breaks exact ties stably.
         return (-self.priority_rank, self.submit_time, self.name)
+
+
+job_fields.lazy(
+    Job,
+    data_skips=list,
+    bad_data=list,
+    log=JobLog,
+    checkpoints=CheckpointCatalog,
+    losses=list,
+    outages=list,
+    flight_dumps=list,
+)

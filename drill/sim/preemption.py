@@ -24,25 +24,8 @@ def choose_victims(world: World, job: Job) -> list[Job]:
     most recently started (it has lost the least), then by name for a stable answer."""
     running = world.running_jobs()
     leaving = [j for j in running if j.current is not None and j.current.preempting]
-    trial, skip = _trial(world, job, leaving)
-    if leaving and fits(trial, job, skip):
-        return []  # enough is already on its way out; wait for the grace window
-    candidates = [
-        other
-        for other in running
-        if other.priority_rank < job.priority_rank
-        and other.preemptible
-        and other.current is not None
-        and not other.current.preempting
-    ]
-    candidates.sort(key=lambda j: (j.priority_rank, -_started(j), j.name))
-    chosen: list[Job] = []
-    for candidate in candidates:
-        chosen.append(candidate)
-        _give_back(trial, candidate, skip)
-        if fits(trial, job, skip):
-            break
-    else:
+    chosen = _first_enough(world, job, running, leaving)
+    if not chosen:
         return []
     # Drop victims of the highest class taken that the placement does not need after all.
     # Lower classes stay: the lowest class always goes first, as priority classes promise.
@@ -52,6 +35,31 @@ def choose_victims(world: World, job: Job) -> list[Job]:
         if others and _fits_without(world, job, leaving + others):
             chosen = others
     return chosen
+
+
+def _first_enough(world: World, job: Job, running: list[Job], leaving: list[Job]) -> list[Job]:
+    """Candidates in preemption order up to the first that makes `job` fit (none: nothing
+    needed, as what is leaving is enough, or nothing is enough)."""
+    trial, skip = _trial(world, job, leaving)
+    with trial:
+        if leaving and fits(trial, job, skip):
+            return []  # enough is already on its way out; wait for the grace window
+        candidates = [
+            other
+            for other in running
+            if other.priority_rank < job.priority_rank
+            and other.preemptible
+            and other.current is not None
+            and not other.current.preempting
+        ]
+        candidates.sort(key=lambda j: (j.priority_rank, -_started(j), j.name))
+        chosen: list[Job] = []
+        for candidate in candidates:
+            chosen.append(candidate)
+            _give_back(trial, candidate, skip)
+            if fits(trial, job, skip):
+                return chosen
+        return []
 
 
 def _started(job: Job) -> float:
@@ -78,7 +86,8 @@ def _give_back(trial: Scratch, victim: Job, skip: frozenset[int]) -> None:
 
 def _fits_without(world: World, job: Job, victims: list[Job]) -> bool:
     trial, skip = _trial(world, job, victims)
-    return fits(trial, job, skip)
+    with trial:
+        return fits(trial, job, skip)
 
 
 def preemption_line(job: Job, clock: str) -> str:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from drill.faults.xids import fell_off_the_bus
 from drill.sim import checkpointing, gpu_state
+from drill.sim.cluster import Gpu
 from drill.sim.events import TRAINING, JobStateChanged, StepTaken
 from drill.sim.failures import rank_place
 from drill.sim.jobs import FAILED, Attempt, Job
@@ -190,6 +191,8 @@ def _past_skips(job: Job, data: int) -> int:
 def _wrong_rank(world: World, job: Job) -> tuple[int, int, int] | None:
     """The first rank of the job on a GPU that computes wrong results (gpu_sdc), with the
     error's seed and the steps until NaN, or None."""
+    if not Gpu.wrong_ever:
+        return None  # no GPU has computed wrong results: nothing to look for on every step
     rank = 0
     for node_name, gpus in job.placement:
         node = world.cluster.nodes[node_name]

@@ -15,7 +15,7 @@ from enum import Enum
 
 from drill.sim import free_index
 from drill.sim.cluster import Cluster
-from drill.sim.free_index import Scratch
+from drill.sim.free_index import Overlay, Scratch
 from drill.sim.jobs import Job
 
 FreeMap = dict[str, list[int]]  # node -> free GPU indexes, usable nodes only
@@ -98,7 +98,18 @@ def plan(
     version, and a property test holds the two to the same decisions. `running` may be a
     function: only a pass with a blocked job reads it (for the reservation)."""
     index = free_index.of(cluster)
-    scratch = index.scratch()
+    with index.scratch() as scratch:
+        return _plan_on(scratch, cluster, pending, running, now)
+
+
+def _plan_on(
+    scratch: Scratch,
+    cluster: Cluster,
+    pending: list[Job],
+    running: list[Job] | Callable[[], list[Job]],
+    now: float,
+) -> list[Decision]:
+    index = scratch.index
     decisions: list[Decision] = []
     taken: dict[str, set[int]] = {}
     reservation: Reservation | None = None
@@ -172,7 +183,10 @@ class Reservation:
 
 
 def find(
-    scratch: Scratch, job: Job, skip: frozenset[int], taken: dict[str, set[int]] | None = None
+    scratch: Scratch | Overlay,
+    job: Job,
+    skip: frozenset[int],
+    taken: dict[str, set[int]] | None = None,
 ) -> Placement | None:
     """`place`'s rules on the index: best fit on one node, or the first island with enough
     wholly free nodes. `taken` holds the GPUs this pass already gave out."""
@@ -224,9 +238,10 @@ def _reserve(
 def _reserve_from(
     scratch: Scratch, job: Job, skip: frozenset[int], ends: Iterable[End], now: float
 ) -> Reservation:
-    """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name)."""
-    index = scratch.index
-    trial = scratch.copy()
+    """`_reserve` on the ends of running jobs (and of this pass's starts) sorted by (end, name):
+    their GPUs given back on an overlay of `scratch`, in end order, until `job` fits."""
+    trial = Overlay(scratch)
+    index = trial.index
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn

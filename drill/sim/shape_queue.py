@@ -6,8 +6,9 @@ asked, nodes excluded) get the same answer while free space only shrinks, which 
 a pass; so a pass that keeps the queue grouped by shape looks at each shape once it is known not
 to fit, not at each job (drill/sim/scheduler.py `plan_starts`).
 
-The two structures are kept by whoever owns the queue (drill/sim/trace_pool.py): a job is added
-when it queues and removed when it starts, with its sort key and shape unchanged in between.
+The two structures are kept by whoever owns the queue (drill/sim/trace_pool.py, drill/sim/world.py):
+a job is added when it queues and removed when it starts; a job whose sort key or shape changes
+while it waits is removed under what it was filed as and added again.
 """
 
 from __future__ import annotations
@@ -34,16 +35,14 @@ class Group:
     by_limit: list[tuple[float, tuple]] = field(default_factory=list)
     by_key: dict[tuple, Job] = field(default_factory=dict)
 
-    def add(self, job: Job) -> None:
-        key = job.sort_key()
+    def add(self, job: Job, key: tuple) -> None:
         at = bisect_left(self.keys, key)
         self.keys.insert(at, key)
         self.jobs.insert(at, job)
         insort(self.by_limit, (job.time_limit, key))
         self.by_key[key] = job
 
-    def remove(self, job: Job) -> None:
-        key = job.sort_key()
+    def remove(self, job: Job, key: tuple) -> None:
         at = bisect_left(self.keys, key)
         del self.keys[at]
         del self.jobs[at]
@@ -60,41 +59,56 @@ class Group:
 
 
 class ShapeQueue:
-    """The pending queue, grouped by shape; held jobs wait apart (they never start)."""
+    """The pending queue, grouped by shape; held jobs wait apart (they never start).
+
+    Each job is filed under the shape and sort key it had when added: a job whose priority,
+    hold or excluded nodes change is taken out under what it was filed as and added again
+    (the world does it, told by drill/sim/job_fields.py)."""
 
     def __init__(self) -> None:
         self.groups: dict[Shape, Group] = {}
         self.held: dict[str, Job] = {}
-        self._shape: dict[str, Shape] = {}
+        # name -> (shape, sort key) as filed; the shape is None for a held job.
+        self.filed: dict[str, tuple[Shape | None, tuple]] = {}
 
     def __len__(self) -> int:
-        return len(self._shape) + len(self.held)
+        return len(self.filed)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.filed
 
     def add(self, job: Job) -> None:
+        key = job.sort_key()
         if job.held:
             self.held[job.name] = job
+            self.filed[job.name] = (None, key)
             return
         shape = shape_of(job)
         group = self.groups.get(shape)
         if group is None:
             group = self.groups[shape] = Group(shape)
-        group.add(job)
-        self._shape[job.name] = shape
+        group.add(job, key)
+        self.filed[job.name] = (shape, key)
 
     def remove(self, job: Job) -> None:
-        if self.held.pop(job.name, None) is not None:
+        shape, key = self.filed.pop(job.name)
+        if shape is None:
+            del self.held[job.name]
             return
-        shape = self._shape.pop(job.name)
         group = self.groups[shape]
-        group.remove(job)
+        group.remove(job, key)
         if not group.jobs:
             del self.groups[shape]
+
+    def discard(self, job: Job) -> None:
+        if job.name in self.filed:
+            self.remove(job)
 
     def jobs(self) -> list[Job]:
         """Every queued job in queue order (for tests and the full pass)."""
         every = [job for group in self.groups.values() for job in group.jobs]
         every.extend(self.held.values())
-        return sorted(every, key=Job.sort_key)
+        return sorted(every, key=lambda job: self.filed[job.name][1])
 
 
 class RunningEnds:
@@ -113,6 +127,9 @@ class RunningEnds:
         insort(self.entries, (end, job.name))
         self.jobs[job.name] = job
         self._end[job.name] = end
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._end
 
     def remove(self, job: Job) -> None:
         end = self._end.pop(job.name)

@@ -19,6 +19,7 @@ import heapq
 
 from drill.sim import free_index
 from drill.sim.cluster import Cluster
+from drill.sim.free_index import Scratch
 from drill.sim.jobs import Job
 from drill.sim.scheduler import (
     Decision,
@@ -33,12 +34,29 @@ ALL, SHORT = 0, 1  # behind the reservation: every job of the shape may start, o
 
 
 def plan_starts(
-    cluster: Cluster, queue: ShapeQueue, ends: RunningEnds, now: float
+    cluster: Cluster,
+    queue: ShapeQueue,
+    ends: RunningEnds,
+    now: float,
+    never: list[Group] | None = None,
 ) -> tuple[list[Decision], Job | None]:
     """The jobs that start now, in queue order, and the job that holds the reservation (None
-    when nothing is blocked). The caller starts them and takes them out of `queue`."""
+    when nothing is blocked). The caller starts them and takes them out of `queue`. `never`,
+    when given, gets the shapes that fit no usable nodes even with nothing running (their
+    jobs' reason says why)."""
     index = free_index.of(cluster)
-    scratch = index.scratch()
+    with index.scratch() as scratch:
+        return _plan_starts_on(scratch, queue, ends, now, never)
+
+
+def _plan_starts_on(
+    scratch: Scratch,
+    queue: ShapeQueue,
+    ends: RunningEnds,
+    now: float,
+    never: list[Group] | None,
+) -> tuple[list[Decision], Job | None]:
+    index = scratch.index
     taken: dict[str, set[int]] = {}
     starts: list[Decision] = []
 
@@ -48,6 +66,8 @@ def plan_starts(
         skip = index.positions(exclude) if exclude else frozenset()
         if index.ever_fits(world, skip):
             live.append((group, skip))
+        elif never is not None:
+            never.append(group)
 
     def take(job: Job, placement: Placement) -> None:
         for node, gpus in placement:

@@ -5,13 +5,13 @@ as one big pool and the queue as FIFO. Here the same trace goes through drill's 
 (drill/sim/scheduler.py: best fit, whole nodes for wide jobs, EASY backfill) on one island with
 no topology that matters: GPUs are cut into `per_gpu` sharing units so fractional requests
 (0.25 or 0.5 of a GPU) take what they ask, and units are grouped in nodes of `node_units` only
-because the scheduler places on nodes. Jobs arrive every `arrival_gap` seconds in trace order,
-as the peer's default arrival rate does, with their true duration as their time limit (what an
-exact backfill assumes). A pass runs `pass_every` seconds after something arrives or ends
-(the peer's loop ticks every second), so the cost follows events, not the makespan. The pass is
-drill/sim/starts_pass.py: the queue is kept grouped by request shape and running jobs' ends
-sorted, and a pass finds only the jobs that start, so it costs the shapes queued plus the starts,
-not the backlog's length.
+because the scheduler places on nodes. Jobs arrive every `arrival_gap` seconds in trace order
+(or at the times given, as the peer's arrival rate sets them), with their true duration as their
+time limit (what an exact backfill assumes). A pass runs `pass_every` seconds after something
+arrives or ends (the peer's loop ticks every second), so the cost follows events, not the
+makespan. The pass is drill/sim/starts_pass.py: the queue is kept grouped by request shape and
+running jobs' ends sorted, and a pass finds only the jobs that start, so it costs the shapes
+queued plus the starts, not the backlog's length.
 """
 
 from __future__ import annotations
@@ -63,7 +63,10 @@ def play_pool(
     node_units: int = 16,
     arrival_gap: float = 0.06,
     pass_every: float = 1.0,
+    arrivals: list[float] | None = None,
 ) -> PoolResult:
+    """Play `trace` on `pool_gpus` GPUs. Jobs arrive `arrival_gap` apart in trace order, or at
+    `arrivals` (one time per job, in order) when given."""
     env = simpy.Environment()
     cluster = pool_cluster(pool_gpus * per_gpu, node_units)
     pending = ShapeQueue()
@@ -104,9 +107,12 @@ def play_pool(
             state["queued"] = True
             env.process(schedule())
 
-    def arrivals():
+    def arrive():
         for index, entry in enumerate(trace):
-            if index:
+            if arrivals is not None:
+                if arrivals[index] > env.now:
+                    yield env.timeout(arrivals[index] - env.now)
+            elif index:
                 yield env.timeout(arrival_gap)
             name = f"t{index:06d}"
             job = Job(
@@ -122,7 +128,7 @@ def play_pool(
             pending.add(job)
             soon()
 
-    env.process(arrivals())
+    env.process(arrive())
     env.run()
     jct = [ended[name] - arrived[name] for name in ended]
     wait = [started[name] - arrived[name] for name in ended]

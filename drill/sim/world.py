@@ -11,8 +11,18 @@ import simpy
 from drill.faults.world import FaultWorld
 from drill.incident.clock import NightClock
 from drill.incident.models import Incident, JobSpec
-from drill.sim import background, checkpointing, invariants, preemption, runner, storage_events
-from drill.sim.checkpoints import CheckpointCatalog, CheckpointPolicy
+from drill.sim import (
+    background,
+    checkpointing,
+    collector,
+    free_index,
+    invariants,
+    job_fields,
+    preemption,
+    runner,
+    storage_events,
+)
+from drill.sim.checkpoints import CheckpointPolicy
 from drill.sim.cluster import Cluster, Throttles
 from drill.sim.events import AlertFired, Event, HarmDone, JobStateChanged, NodeStateChanged
 from drill.sim.exposure import Exposure
@@ -37,8 +47,11 @@ from drill.sim.jobs import (
 )
 from drill.sim.ledger import Harm, Kill, Ledger, Outage
 from drill.sim.pager import Pager
+from drill.sim.pass_reasons import PassReasons
 from drill.sim.rng import substream
-from drill.sim.scheduler import Blocked, place, plan
+from drill.sim.scheduler import Decision, _never_fits, place, shape
+from drill.sim.shape_queue import Group, RunningEnds, Shape, ShapeQueue, shape_of
+from drill.sim.starts_pass import plan_starts
 from drill.sim.storage import build_volumes
 from drill.sim.training import CountingTraining, TrainingBackend
 from drill.sim.world_view import SimWorld
@@ -60,6 +73,16 @@ class World:
         *,
         variant: int | None = None,
     ):
+        with collector.paused():
+            self._build(incident, seed, training, variant)
+
+    def _build(
+        self,
+        incident: Incident,
+        seed: int,
+        training: TrainingBackend | None,
+        variant: int | None,
+    ) -> None:
         self.incident = incident
         self.seed = seed
         self.variant = variant
@@ -77,6 +100,27 @@ class World:
         self._pending: dict[str, int] = {}
         self._running: dict[str, int] = {}
         self._order: dict[str, int] = {}
+        # What a scheduling pass reads, kept as jobs change instead of rebuilt per pass: the
+        # submitted pending jobs grouped by request shape (held ones apart), running jobs'
+        # ends at their limits in order, the pending jobs pinned to named nodes, and the
+        # running jobs preemption could take, counted by priority class.
+        self._queue = ShapeQueue()
+        self._ends = RunningEnds()
+        self._requested: dict[str, int] = {}
+        self._preemptible: dict[str, int] = {}  # running job -> its priority rank
+        self._preemptible_ranks: dict[int, int] = {}  # rank -> how many of them
+        # Why each waiting job waits, as the last pass decided (drill/sim/pass_reasons.py).
+        self._reasons = PassReasons(self._queue)
+        self._hook = self._job_changed  # one bound method for every job, not one each
+        # Bumped by every change a pass reads of the jobs (a state, a hold, a priority, a
+        # preemption); with the free-GPU index's version, what the last pass started from.
+        self._changes = 0
+        self._last_look: tuple[int, int] | None = None
+        # Running jobs started, ended, re-classed or preempted: what preemption reads of them.
+        self._running_changes = 0
+        self._found_no_victims: tuple | None = None  # what preemption last looked at in vain
+        self._never_texts: dict[Shape, str] = {}
+        self._never_version = -1
         self.timeline: list[Event] = []
         # What the night cost others and the cluster: the collateral the score counts.
         self.ledger = Ledger()
@@ -123,7 +167,8 @@ class World:
             self._watch = (stop_at, self.env.event())
             until.append(self._watch[1])
         try:
-            self.env.run(until=self.env.any_of(until))
+            with collector.paused():
+                self.env.run(until=self.env.any_of(until))
         finally:
             watch, self._watch = self._watch, None
         return watch[1].value if watch is not None and watch[1].triggered else None
@@ -132,7 +177,8 @@ class World:
         """After the learner's night is over, let everyone else's go on to the night's end, so
         what happens to other teams is measured over the same hours in every run."""
         if self.env.now < self.incident.night.length:
-            self.env.run(until=self.incident.night.length)
+            with collector.paused():
+                self.env.run(until=self.incident.night.length)
 
     # -- recording --------------------------------------------------------------------------
 
@@ -204,7 +250,6 @@ class World:
             resume_from=None,
             spec=spec,
             policy=CheckpointPolicy.from_settings(spec.checkpoint),
-            checkpoints=CheckpointCatalog(),
             code_version=spec.code_version or "",
             previous_code_version=spec.previous_code_version or "",
         )
@@ -213,8 +258,9 @@ class World:
     def add_job(self, job: Job, submit_time: float) -> None:
         self.jobs[job.name] = job
         self._order.setdefault(job.name, len(self._order))
+        job.queue_hook = self._hook
+        job.reasons_from = self._reasons
         job.state = PENDING
-        self._track(job)
         job.reason = "submitted"
         if submit_time > self.env.now:
             job.submitted = False
@@ -222,12 +268,14 @@ class World:
             self.env.process(self._submit_later(job, submit_time))
         else:
             job.attempts.append(Attempt(1, self.env.now))
+        self._track(job)
 
     def _submit_later(self, job: Job, when: float):
         yield self.env.timeout(when - self.env.now)
         job.submitted = True
         job.reason = "submitted"
         job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
+        self._track(job)  # into the queue the pass reads
         self.emit(
             JobStateChanged(
                 self.env.now, job.name, f"{job.name} submitted ({job.gpus} GPUs, {job.priority})"
@@ -248,17 +296,83 @@ class World:
     def _ordered(self, names: dict[str, int]) -> list[str]:
         return sorted(names, key=names.__getitem__)
 
+    def pending_count(self) -> int:
+        """How many jobs wait in the queue (submitted, held ones included): pending_jobs()'s
+        length without building the list."""
+        return len(self._queue)
+
     def _track(self, job: Job) -> None:
         """Keep the queue and the running set in step with the job's state."""
+        self._untrack(job)
         name = job.name
-        self._pending.pop(name, None)
-        self._running.pop(name, None)
         if self.jobs.get(name) is not job:
             return
         if job.state == PENDING:
             self._pending[name] = self._order[name]
+            if job.submitted:
+                self._queue.add(job)
+                if job.requested_nodes:
+                    self._requested[name] = self._order[name]
         elif job.state == RUNNING:
             self._running[name] = self._order[name]
+            self._running_changes += 1
+            began = job.attempts[-1].start
+            self._ends.add(job, (self.env.now if began is None else began) + job.time_limit)
+            if job.preemptible:
+                self._count_preemptible(name, job.priority_rank)
+
+    def _untrack(self, job: Job) -> None:
+        name = job.name
+        self._changes += 1
+        self._pending.pop(name, None)
+        self._requested.pop(name, None)
+        self._queue.discard(job)
+        if self._running.pop(name, None) is not None:
+            self._ends.remove(job)
+            self._running_changes += 1
+        if name in self._preemptible:
+            self._count_preemptible(name, None)
+
+    def filing_problems(self) -> list[str]:
+        """Where the queue and running ends a pass reads differ from the jobs as they are now:
+        a change that did not re-file its job (drill/sim/invariants.py lists these)."""
+        problems = []
+        filed = self._queue.filed
+        for name, job in self.jobs.items():
+            waiting = job.state == PENDING and job.submitted
+            if waiting != (name in filed):
+                problems.append(f"{name} is {job.state} but {'not ' if waiting else ''}queued")
+            elif waiting:
+                as_now = (None if job.held else shape_of(job), job.sort_key())
+                if filed[name] != as_now:
+                    problems.append(f"{name} is queued as {filed[name]}, but is {as_now} now")
+            if (job.state == RUNNING) != (name in self._ends):
+                problems.append(
+                    f"{name} is {job.state}, its end {'not ' * (name not in self._ends)}kept"
+                )
+        return problems
+
+    def _count_preemptible(self, name: str, rank: int | None) -> None:
+        """Count a running preemptible job under its class, or (None) stop counting it."""
+        old = self._preemptible.pop(name, None)
+        if old is not None:
+            self._preemptible_ranks[old] -= 1
+        if rank is not None:
+            self._preemptible[name] = rank
+            self._preemptible_ranks[rank] = self._preemptible_ranks.get(rank, 0) + 1
+
+    def _job_changed(self, job: Job) -> None:
+        """A job's priority, hold or excluded nodes changed (drill/sim/job_fields.py)."""
+        self._changes += 1
+        if job.name in self._running:
+            self._running_changes += 1
+        if job.name in self._preemptible:
+            self._count_preemptible(job.name, job.priority_rank)
+        if job.name in self._queue:
+            # The reason the last pass gave it is read as it was filed: fix it, then refile.
+            job.reason = job.reason
+            self._queue.remove(job)
+            self._queue.add(job)
 
     def set_state(self, job: Job, state: JobState, reason: str = "") -> None:
         if job.state == state and job.reason == reason:
@@ -278,31 +392,90 @@ class World:
             self.schedule_pass()
 
     def schedule_pass(self) -> None:
-        pending = self.pending_jobs()
-        if not pending:
-            return
-        self._place_requested(pending)
-        preempted = False
-        for decision in plan(self.cluster, self.pending_jobs(), self.running_jobs, self.env.now):
-            if decision.placement is not None:
-                self.start_attempt(decision.job, decision.placement)
-                continue
-            decision.job.reason = decision.reason
-            if not preempted and decision.blocked is Blocked.RESOURCES:
-                # One preemption round per pass: victims free their GPUs over the grace window.
-                victims = preemption.choose_victims(self, decision.job)
-                for victim in victims:
-                    preemption.preempt(self, victim, by=decision.job)
-                preempted = bool(victims)
-                if victims:
-                    decision.job.reason = (
-                        f"resources: preempting {', '.join(v.name for v in victims)}"
-                    )
+        """Start what fits, in priority and queue order with EASY backfill, and preempt for the
+        first blocked job when lower classes hold what it needs.
 
-    def _place_requested(self, pending: list[Job]) -> None:
+        It costs what changed, not the queue: the queue is kept grouped by shape and the
+        running jobs' ends sorted (drill/sim/starts_pass.py finds the starts from those), the
+        waiting jobs' reasons are read from what this pass decided when something asks
+        (drill/sim/pass_reasons.py), preemption is looked for only when a lower class runs
+        something it could take, and a pass with nothing new since the last one (which then
+        started and preempted nothing, or something would be new) is not run at all: it
+        would decide the same. tests/sim/test_world_pass.py holds all of it to the
+        straightforward pass on random nights."""
+        if not self._queue:
+            return
+        index = free_index.of(self.cluster)
+        look = (self._changes, index.version)
+        if look == self._last_look:
+            return
+        self._last_look = look
+        self._reasons.begin()
+        self._place_requested()
+        never: list[Group] = []
+        starts, head = plan_starts(self.cluster, self._queue, self._ends, self.env.now, never)
+        texts = self._never_fit_texts(never, index.version)
+        if head is None:
+            for decision in starts:
+                self._start(decision)
+            self._reasons.decided(None, "", texts)
+            return
+        filed = self._queue.filed
+        head_key = filed[head.name][1]
+        ahead = [d for d in starts if filed[d.job.name][1] < head_key]
+        behind = starts[len(ahead) :]
+        for decision in ahead:
+            self._start(decision)
+        head_reason = f"resources: needs {shape(self.cluster, head)}"
+        # One preemption round per pass: victims free their GPUs over the grace window.
+        victims = self._victims_for(head)
+        for victim in victims:
+            preemption.preempt(self, victim, by=head)
+        if victims:
+            self._changes += 1
+            self._running_changes += 1
+            head_reason = f"resources: preempting {', '.join(v.name for v in victims)}"
+        for decision in behind:
+            self._start(decision)
+        self._reasons.decided(head, head_reason, texts)
+
+    def _start(self, decision: Decision) -> None:
+        assert decision.placement is not None  # plan_starts returns only starts
+        self.start_attempt(decision.job, decision.placement)
+
+    def _victims_for(self, head: Job) -> list[Job]:
+        """preemption.choose_victims, once a lower class runs something preemptible: with
+        nothing to take it would read every running job to find none."""
+        rank = head.priority_rank
+        if not any(count for r, count in self._preemptible_ranks.items() if r < rank):
+            return []
+        # Its answer reads the running jobs, the free GPUs and the head: the same as when it
+        # last found nothing (new arrivals behind the head since), it finds nothing again.
+        version = free_index.of(self.cluster).version
+        asked = (head.name, self._queue.filed[head.name], self._running_changes, version)
+        if asked == self._found_no_victims:
+            return []
+        victims = preemption.choose_victims(self, head)
+        self._found_no_victims = None if victims else asked
+        return victims
+
+    def _never_fit_texts(self, never: list[Group], version: int) -> dict[Shape, str]:
+        """Why each shape that fits no usable nodes never does, kept while no node changes."""
+        if version != self._never_version:
+            self._never_texts, self._never_version = {}, version
+        texts = {}
+        for group in never:
+            text = self._never_texts.get(group.shape)
+            if text is None:
+                text = self._never_texts[group.shape] = _never_fits(self.cluster, group.jobs[0])
+            texts[group.shape] = text
+        return texts
+
+    def _place_requested(self) -> None:
         """Jobs the incident pins to named nodes at the start take exactly those nodes, under the
         same gang rules as any placement (one island, whole nodes, usable, not excluded)."""
-        for job in pending:
+        for name in sorted(self._requested, key=self._requested.__getitem__):
+            job = self.jobs[name]
             if not job.requested_nodes or job.attempts[-1].number != 1 or job.held:
                 continue
             nodes = self.cluster.nodes
@@ -324,7 +497,9 @@ class World:
             attempt = Attempt(len(job.attempts) + 1, self.env.now)
             job.attempts.append(attempt)
         attempt.start = self.env.now
-        job.log.silent_from.clear()  # new processes, new logs
+        log = job_fields.made(job, "log")  # a job that never logged has nothing to clear
+        if log is not None:
+            log.silent_from.clear()  # new processes, new logs
         attempt.nodes = [node for node, _ in placement]
         attempt.gpus = sum(len(gpus) for _, gpus in placement)
         job.placement = placement
@@ -343,8 +518,7 @@ class World:
     def forget(self, job: Job) -> None:
         """Drop a job that never ran (used while drawing the starting background load)."""
         self.jobs.pop(job.name, None)
-        self._pending.pop(job.name, None)
-        self._running.pop(job.name, None)
+        self._untrack(job)
 
     def set_node_state(self, node, state: NodeState, reason: str = "") -> None:
         if state == NodeState.UP and node.taken_healthy_at is not None:
@@ -444,6 +618,8 @@ class World:
         job.resume_from = resume_from
         job.attempts.append(Attempt(len(job.attempts) + 1, self.env.now))
         self.set_state(job, PENDING, why)
+        # Filed again even when it was pending already: a restart may change its GPUs.
+        self._track(job)
 
     def complete(self, job: Job) -> None:
         attempt = job.current

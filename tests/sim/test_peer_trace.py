@@ -86,3 +86,36 @@ def test_a_trace_without_the_columns_names_them(tmp_path):
     path.write_text("job_id,user\n1,u\n")
     with pytest.raises(TraceError, match="bad.csv:1: the trace has no column"):
         read_trace(path)
+
+
+def test_the_peers_sample_is_its_shuffle_of_every_row_in_its_arrival_order(tmp_path):
+    """benchmarks/peer_sample.py: the peer's seeded shuffle of all rows, the first N, sorted by
+    (submit_time, job_id), 1,000 arriving together each minute; and the pool on that sample
+    stays within 5 percent of the exact oracle given the same arrivals."""
+    import random
+
+    from benchmarks.peer_sample import peer_sample
+
+    path = tmp_path / "rows.csv"
+    subprocess.run(
+        [sys.executable, str(GENERATOR), "-n", "3000", "-o", str(path)],
+        check=True,
+        capture_output=True,
+    )
+    rows = read_trace(path)
+    sample, arrivals = peer_sample(rows, 1200)
+    assert len(sample) == 1200 and len({job.job_id for job in sample}) == 1200
+    shuffled = list(rows)
+    random.seed(42)  # the peer's own calls, on the module's shared generator
+    random.shuffle(shuffled)
+    assert {job.job_id for job in sample} == {job.job_id for job in shuffled[:1200]}
+    assert sample == sorted(sample, key=lambda job: (job.submit, int(job.job_id)))
+    assert arrivals[:1000] == [0.0] * 1000 and arrivals[1000:] == [60.0] * 200
+    assert peer_sample(rows, 5000)[0] == sorted(rows, key=lambda j: (j.submit, int(j.job_id)))
+    ours = play_pool(sample, 400, arrivals=arrivals)
+    exact = easy_backfill(
+        [(arrivals[i], request(job, 4, 16), job.duration) for i, job in enumerate(sample)],
+        400 * 4,
+    )
+    assert ours.jobs == 1200
+    assert abs(ours.average_jct - sum(exact) / len(exact)) <= 0.05 * sum(exact) / len(exact)
