@@ -20,6 +20,7 @@ from pathlib import Path
 
 from drill.atomic_file import write_text_atomic
 from drill.classroom.course_file import Course, Night
+from drill.errors import UserError
 from drill.saves.reader import MAX_LEARNER
 
 LEARNER_FILE = "learner.toml"
@@ -41,6 +42,14 @@ def learner_problem(name: str) -> str | None:
 
 def clean_name(name: str) -> str:
     return " ".join(name.split())
+
+
+def learner_option(name: str) -> str:
+    """`--learner NAME` as it goes into the save, or a UserError that names the option."""
+    problem = learner_problem(name)
+    if problem:
+        raise UserError(f"--learner: {problem}")
+    return clean_name(name)
 
 
 @dataclass

@@ -137,12 +137,7 @@ def course_play(args: argparse.Namespace):
     """The pack `--course PACK` names, and who plays it: --learner, else the name the pack
     kept, else None (the app asks). Refuses the flags a course decides itself."""
     from drill.classroom.course_file import CourseError, load_course
-    from drill.classroom.pack_play import (
-        CoursePlay,
-        clean_name,
-        learner_problem,
-        remembered_learner,
-    )
+    from drill.classroom.pack_play import CoursePlay, learner_option, remembered_learner
 
     for flag, value in (
         ("--saves-dir", getattr(args, "saves_dir", None)),
@@ -167,10 +162,7 @@ def course_play(args: argparse.Namespace):
     every_tab = bool(getattr(args, "learner_per_tab", False))
     learner = getattr(args, "learner", None)
     if learner is not None:
-        problem = learner_problem(learner)
-        if problem:
-            raise UserError(f"--learner: {problem}")
-        learner = clean_name(learner)
+        learner = learner_option(learner)
     elif not every_tab:
         learner = remembered_learner(course.folder)
     return CoursePlay(course, learner, remember=not every_tab)

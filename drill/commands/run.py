@@ -77,12 +77,9 @@ def run(args: argparse.Namespace) -> int:
         seed = args.seed if args.seed is not None else incident.seeds[0]
         learner = getattr(args, "learner", None)
         if learner is not None:
-            from drill.classroom.pack_play import clean_name, learner_problem
+            from drill.classroom.pack_play import learner_option
 
-            problem = learner_problem(learner)
-            if problem:
-                raise UserError(f"--learner: {problem}")
-            learner = clean_name(learner)
+            learner = learner_option(learner)
         session = Session.start(
             loaded, seed, args.backend or "inprocess", args.save, args.ranks, learner=learner
         )

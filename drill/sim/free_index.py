@@ -243,14 +243,7 @@ class Scratch:
         return None
 
     def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
-        whole = self.whole.get(island, ())
-        if len(whole) < need:
-            return False
-        if not skip:
-            return True
-        members = self.index.cluster.islands[island]
-        pos = self.index.pos
-        return sum(1 for m in whole if pos[members[m]] not in skip) >= need
+        return _has_whole(self.index, island, self.whole.get(island, ()), need, skip)
 
 
 class Overlay:
@@ -322,14 +315,7 @@ class Overlay:
         return None
 
     def island_has_whole(self, island: str, need: int, skip: Collection[int]) -> bool:
-        whole = self._whole(island)
-        if len(whole) < need:
-            return False
-        if not skip:
-            return True
-        members = self.index.cluster.islands[island]
-        pos = self.index.pos
-        return sum(1 for m in whole if pos[members[m]] not in skip) >= need
+        return _has_whole(self.index, island, self._whole(island), need, skip)
 
 
 def of(cluster: Cluster) -> FreeIndex:
@@ -341,3 +327,15 @@ def of(cluster: Cluster) -> FreeIndex:
     else:
         index.sync()
     return index
+
+
+def _has_whole(index, island: str, whole, need: int, skip: Collection[int]) -> bool:
+    """Whether `need` of an island's wholly free members (`whole`, indexes into its member
+    list) lie off the `skip` positions."""
+    if len(whole) < need:
+        return False
+    if not skip:
+        return True
+    members = index.cluster.islands[island]
+    pos = index.pos
+    return sum(1 for m in whole if pos[members[m]] not in skip) >= need

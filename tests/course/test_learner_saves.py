@@ -106,3 +106,19 @@ def test_a_resumed_night_keeps_its_learner_on_the_score_line(named, tmp_path):
     score = next(r for r in lines_of(unfinished) if r["type"] == "score")
     assert score["learner"] == "Ada Okafor"
     assert run_drill("replay", str(unfinished), "--verify").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("   ", "Type your name"), ("a\tb", "letters, digits"), ("x" * 200, "characters")],
+)
+def test_drill_run_refuses_a_name_no_save_can_carry_in_one_line(tmp_path, name, said):
+    path = tmp_path / "night.jsonl"
+    done = run_drill(
+        "run", "tutorial", "--reference", "--backend", "sim", "--learner", name,
+        "--save", str(path),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.startswith("drill: --learner: ") and said in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not path.exists()  # refused before any night or save began
