@@ -121,14 +121,19 @@ class Throttles(dict[str, float]):
         self._bump()
 
 
-@dataclass
+@dataclass(slots=True)
 class Gpu:
+    """One GPU. Slotted, and its throttles made when first read: a fleet has tens of thousands
+    of GPUs that nothing ever throttles, and each object the collector tracks is walked again
+    at every full collection of the night's heap."""
+
     index: int
     xid: int | None = None  # the last Xid this GPU raised, while it is still broken
     broken: bool = False  # unusable: work placed on it fails
     clears_on_reboot: bool = False
     # Step time factor per cause of throttling (thermal, power): the worst one sets the clock.
-    throttles: Throttles = field(default_factory=Throttles)
+    # None stands for none yet: _ThrottlesField makes an empty Throttles when first read.
+    throttles: Throttles = None  # type: ignore[assignment]
     # Broken in a way a GPU reset (`reset`) clears, as well as a reboot: Xid 48, 74, 95, 119
     # (drill/faults/xids.py, drill/sim/gpu_state.py).
     needs_reset: bool = False
@@ -251,30 +256,41 @@ class Node:
 
 
 class _ThrottlesField:
-    """Gpu.throttles: always a Throttles of its own, and every assignment bumps the version
-    (a descriptor, so that setting the GPU's other fields costs a plain store)."""
+    """Gpu.throttles: always a Throttles of its own, made when first read (an empty one given
+    is not kept), and every assignment bumps the version (a descriptor, so that setting the
+    GPU's other fields costs a plain store). `slot` is the dataclass's own storage."""
+
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
 
     def __get__(self, gpu: Any, owner: type | None = None) -> Any:
         if gpu is None:
             return self
-        return gpu.__dict__["_throttles"]
+        throttles = self.slot.__get__(gpu)
+        if throttles is None:
+            throttles = Throttles()
+            self.slot.__set__(gpu, throttles)
+        return throttles
 
-    def __set__(self, gpu: Any, value: dict[str, float]) -> None:
-        gpu.__dict__["_throttles"] = Throttles(value)
-        Throttles._bump()
+    def __set__(self, gpu: Any, value: dict[str, float] | None) -> None:
+        self.slot.__set__(gpu, Throttles(value) if value else None)
+        Throttles.version += 1
 
 
 class _WrongResultsField:
     """Gpu.wrong_results: setting one counts it in Gpu.wrong_ever, so a training step asks
     its gang's GPUs only once some GPU of this process has computed wrong results."""
 
+    def __init__(self, slot: Any) -> None:
+        self.slot = slot
+
     def __get__(self, gpu: Any, owner: type | None = None) -> Any:
         if gpu is None:
             return self
-        return gpu.__dict__["_wrong_results"]
+        return self.slot.__get__(gpu)
 
     def __set__(self, gpu: Any, value: tuple[int, int] | None) -> None:
-        gpu.__dict__["_wrong_results"] = value
+        self.slot.__set__(gpu, value)
         if value is not None:
             Gpu.wrong_ever += 1
 
@@ -352,7 +368,11 @@ class _HcasField:
 
 
 _DESCRIPTORS: dict[type, dict[str, object]] = {
-    Gpu: {"throttles": _ThrottlesField(), "wrong_results": _WrongResultsField()},
+    # The slotted fields' own descriptors become the storage the wrappers keep.
+    Gpu: {
+        "throttles": _ThrottlesField(Gpu.__dict__["throttles"]),
+        "wrong_results": _WrongResultsField(Gpu.__dict__["wrong_results"]),
+    },
     Node: {
         "state": _PlacementField("state"),
         "responsive": _PlacementField("responsive"),
