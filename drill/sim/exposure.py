@@ -178,22 +178,31 @@ class Exposure:
                 record.gpus = max(record.gpus, offered)
                 record.why = fault_of(node)  # what is wrong while it is offered
         self._slowing = {}
-        if not any(record.active for record in self.nodes.values()):
+        seen = [name for name, record in self.nodes.items() if record.active]
+        if not seen:
             return  # nothing seen broken: no one can be slowed by what was left in place
+        # Only work on a node seen broken can be slowed by it: the jobs allocated there, read
+        # in the running set's order (the order the night's sums are added in).
+        nodes = world.cluster.nodes
+        there = {job for name in seen for job in nodes[name].allocations}
+        if not there:
+            return
+        flapping = world.failures.any_leaf_slowdown()
         for job in world.running_jobs():
-            rate = self._slowdown(job)
-            if rate > 0:
-                self._slowing[job.name] = rate
+            if job.name in there:
+                rate = self._slowdown(job, flapping)
+                if rate > 0:
+                    self._slowing[job.name] = rate
 
-    def _slowdown(self, job) -> float:
+    def _slowdown(self, job, flapping: bool) -> float:
         """GPU seconds per second an other team's attempt loses to a throttled GPU or flapping
-        leaf on a node it landed on after the learner could see the fault there."""
+        leaf (`flapping`: whether any leaf flaps now) on a node it landed on after the learner
+        could see the fault there."""
         attempt = job.current
         if job.yours or job.state != RUNNING or attempt is None or attempt.start is None:
             return 0.0
         factor = 1.0
         failures = self.world.failures
-        flapping = failures.any_leaf_slowdown()
         for name, gpus in job.placement:
             record = self.nodes.get(name)
             if record is None or not record.active or attempt.start < record.since:

@@ -18,7 +18,7 @@ cluster, and puts them back when the pass is done with it.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 from drill.sim.cluster import Cluster
 
@@ -281,6 +281,34 @@ class Overlay:
 
     def fits_on(self, position: int, world: int) -> bool:
         return self.free(position) >= world
+
+    def give_back(
+        self, placement: Iterable[tuple[str, list[int]]], skip: Collection[int]
+    ) -> list[int]:
+        """A running job's end: its GPUs given back on the usable nodes it holds off `skip`.
+        Returns the positions it touched. (The reservation's walk does this for every end it
+        reads, so `adjust`'s steps are spelled out here once, on locals.)"""
+        touched = []
+        pos, count, base, gpn = self.index.pos, self.count, self.base.count, self.gpn
+        for node, gpus in placement:
+            position = pos.get(node)
+            if position is None or position in skip:
+                continue
+            old = count.get(position)
+            if old is None:
+                old = base[position]
+                if old == UNUSABLE:
+                    continue
+            touched.append(position)
+            if not gpus:
+                continue
+            new = min(gpn, old + len(gpus))
+            if new != old:
+                count[position] = new
+                member = self.index.member.get(position)
+                if new == gpn and member is not None:
+                    insort(self.whole.setdefault(member[0], []), member[1])
+        return touched
 
     def best_node(self, world: int, skip: Collection[int]) -> int | None:
         """Scratch.best_node over the overlay: the lowest count that fits, then the first node."""

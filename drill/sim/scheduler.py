@@ -245,20 +245,16 @@ def _reserve_from(
     gpn = trial.gpn
     single = job.world <= gpn
     need = job.world // gpn
+    give_back, free, member = trial.give_back, trial.free, index.member
+    world = job.world
     for end_time, _, placement_held in ends:
-        touched = []
-        for node, gpus in placement_held:
-            position = index.pos.get(node)
-            if position is None or position in skip or not trial.usable(position):
-                continue
-            trial.adjust(position, len(gpus))
-            touched.append(position)
+        touched = give_back(placement_held, skip)
         if not touched:
             continue
         if single:
-            newly = any(trial.fits_on(p, job.world) for p in touched)
+            newly = any(free(p) >= world for p in touched)
         else:
-            islands = {index.member[p][0] for p in touched if p in index.member}
+            islands = {member[p][0] for p in touched if p in member}
             newly = any(trial.island_has_whole(i, need, skip) for i in sorted(islands))
         if not newly:
             continue

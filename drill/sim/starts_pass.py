@@ -98,11 +98,15 @@ def _plan_starts_on(
     _, skip = live[head_group]
     # The jobs this pass started end by their limits too, like the running ones.
     started = sorted((now + d.job.time_limit, d.job.name, d.placement) for d in starts)
-    merged = heapq.merge(ends, started, key=lambda end: (end[0], end[1]))
+    merged = heapq.merge(ends, started, key=_end_order) if started else ends
     reservation = _reserve_from(scratch, head, skip, merged, now)
     cursor[head_group] += 1
     _backfill(live, cursor, reservation, scratch, taken, now, take)
     return starts, head
+
+
+def _end_order(end: tuple) -> tuple[float, str]:
+    return end[0], end[1]
 
 
 def _backfill(live, cursor, reservation: Reservation, scratch, taken, now, take) -> None:
