@@ -30,20 +30,31 @@ class Allocations(dict[str, list[int]]):
     """A node's job -> GPU indexes. Every change names the node in the cluster's `changed` set,
     so the scheduler's free-GPU index (drill/sim/free_index.py) updates that node alone."""
 
-    __slots__ = ("_changed", "_node")
+    __slots__ = ("_changed", "_node", "_used")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._changed: set[str] | None = None
         self._node = ""
+        # The GPU indexes held, kept until the next change: every start, end and index sync
+        # asks the node, and its allocations change far less often than that.
+        self._used: frozenset[int] | None = None
 
     def _bind(self, changed: set[str] | None, node: str) -> None:
         self._changed, self._node = changed, node
         self._touch()
 
     def _touch(self) -> None:
+        self._used = None
         if self._changed is not None:
             self._changed.add(self._node)
+
+    def used(self) -> frozenset[int]:
+        """Every GPU index some job holds here (the lists are not changed in place)."""
+        used = self._used
+        if used is None:
+            used = self._used = frozenset(i for indexes in self.values() for i in indexes)
+        return used
 
     def __setitem__(self, key, value) -> None:
         super().__setitem__(key, value)
@@ -240,10 +251,12 @@ class Node:
         return pid
 
     def used_gpus(self) -> set[int]:
-        return {i for indexes in self.allocations.values() for i in indexes}
+        return set(self.allocations.used())
 
     def free_gpus(self) -> list[int]:
-        used = self.used_gpus()
+        used = self.allocations.used()
+        if not used:
+            return [gpu.index for gpu in self.gpus]
         return [gpu.index for gpu in self.gpus if gpu.index not in used]
 
     @property

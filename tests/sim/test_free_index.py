@@ -98,7 +98,9 @@ def test_an_index_that_missed_a_change_differs_from_the_rebuild() -> None:
     """The comparison bites: a change made behind the node's back leaves the kept index stale."""
     cluster = small_cluster(("a", 2), gpus_per_node=4)
     index = free_index.of(cluster)
-    dict.__setitem__(cluster.nodes["gpu-a-1"].allocations, "sneaky", [0, 1])
+    allocations = cluster.nodes["gpu-a-1"].allocations
+    allocations._changed = None  # a change that does not name the node in `changed`
+    allocations["sneaky"] = [0, 1]
     assert state_of(free_index.of(cluster)) != rebuilt(cluster)
     assert index is cluster.free_index
 
@@ -171,3 +173,40 @@ def answers(view, cluster, gpn: int, skip: frozenset[int], nodes: int) -> list:
         [view.island_has_whole(i, need, skip) for i in cluster.islands for need in range(1, 4)],
         [(view.usable(p), view.fits_on(p, 1), view.fits_on(p, gpn)) for p in range(nodes)],
     ]
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["set", "del", "pop", "popitem", "setdefault", "update", "clear"]),
+            st.sampled_from(["j1", "j2", "j3"]),
+            st.lists(st.integers(0, 7), max_size=4, unique=True),
+        ),
+        max_size=25,
+    )
+)
+def test_a_nodes_used_gpus_follow_every_change_to_its_allocations(ops) -> None:
+    """Allocations keep the GPUs held until their next change: after any change, what the node
+    says is used and free is what its allocations hold now."""
+    cluster = small_cluster(("a", 1), gpus_per_node=8)
+    node = next(iter(cluster.nodes.values()))
+    allocations = node.allocations
+    for op, job, gpus in ops:
+        node.free_gpus()  # read between changes, so a kept answer could go stale
+        if op == "set":
+            allocations[job] = gpus
+        elif op == "del" and job in allocations:
+            del allocations[job]
+        elif op == "pop":
+            allocations.pop(job, None)
+        elif op == "popitem" and allocations:
+            allocations.popitem()
+        elif op == "setdefault":
+            allocations.setdefault(job, gpus)
+        elif op == "update":
+            allocations.update({job: gpus})
+        elif op == "clear":
+            allocations.clear()
+        held = {gpu for indexes in dict(allocations).values() for gpu in indexes}
+        assert node.used_gpus() == held
+        assert node.free_gpus() == [gpu for gpu in range(8) if gpu not in held]
