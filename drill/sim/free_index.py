@@ -286,29 +286,28 @@ class Overlay:
         self, placement: Iterable[tuple[str, list[int]]], skip: Collection[int]
     ) -> list[int]:
         """A running job's end: its GPUs given back on the usable nodes it holds off `skip`.
-        Returns the positions it touched. (The reservation's walk does this for every end it
-        reads, so `adjust`'s steps are spelled out here once, on locals.)"""
-        touched = []
+        Returns the positions whose free count rose: only there can a job fit that did not
+        before. (The reservation's walk does this for every end it reads, so `adjust`'s steps
+        are spelled out here once, on locals.)"""
+        raised = []
         pos, count, base, gpn = self.index.pos, self.count, self.base.count, self.gpn
         for node, gpus in placement:
             position = pos.get(node)
-            if position is None or position in skip:
+            if position is None or position in skip or not gpus:
                 continue
             old = count.get(position)
             if old is None:
                 old = base[position]
                 if old == UNUSABLE:
                     continue
-            touched.append(position)
-            if not gpus:
-                continue
             new = min(gpn, old + len(gpus))
             if new != old:
                 count[position] = new
+                raised.append(position)
                 member = self.index.member.get(position)
                 if new == gpn and member is not None:
                     insort(self.whole.setdefault(member[0], []), member[1])
-        return touched
+        return raised
 
     def best_node(self, world: int, skip: Collection[int]) -> int | None:
         """Scratch.best_node over the overlay: the lowest count that fits, then the first node."""

@@ -247,14 +247,16 @@ def _reserve_from(
     need = job.world // gpn
     give_back, free, member = trial.give_back, trial.free, index.member
     world = job.world
+    # The head fits nowhere now, so it can first fit where an end raised a node's free count:
+    # on that node, or (a gang) in the island of a node the end made wholly free.
     for end_time, _, placement_held in ends:
-        touched = give_back(placement_held, skip)
-        if not touched:
+        raised = give_back(placement_held, skip)
+        if not raised:
             continue
         if single:
-            newly = any(free(p) >= world for p in touched)
+            newly = any(free(p) >= world for p in raised)
         else:
-            islands = {member[p][0] for p in touched if p in member}
+            islands = {member[p][0] for p in raised if p in member and free(p) == gpn}
             newly = any(trial.island_has_whole(i, need, skip) for i in sorted(islands))
         if not newly:
             continue
