@@ -208,8 +208,9 @@ class Scratch:
                 insort(whole, member[1])
 
     def none_free(self) -> bool:
-        """No usable node has a free GPU: only a job of no GPUs could start."""
-        return not any(self.buckets[count] for count in range(1, self.gpn + 1))
+        """No usable node has a free GPU: only a job of no GPUs could start. (Every usable
+        node is in one bucket, and a scratch moves nodes between buckets, never out.)"""
+        return len(self.buckets[0]) == self.index.usable
 
     def usable(self, position: int) -> bool:
         return self.count[position] != UNUSABLE

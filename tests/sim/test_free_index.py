@@ -86,6 +86,8 @@ def test_the_kept_index_equals_a_rebuild_after_every_change(gpn, sizes, spares, 
                 for step in range(1 + b % 6):
                     position = (a + 7 * step) % len(names)
                     scratch.adjust(position, (b >> step) % (2 * gpn + 1) - gpn)
+                    free_somewhere = any(scratch.buckets[c] for c in range(1, gpn + 1))
+                    assert scratch.none_free() == (not free_somewhere)
                     if step == 2:
                         with scratch.copy() as trial:  # a reservation's trial on top
                             trial.adjust((position + 1) % len(names), gpn)
