@@ -165,7 +165,8 @@ class Gpu:
 
     @property
     def throttled(self) -> float:
-        return max(self.throttles.values(), default=1.0)
+        throttles = _THROTTLES_SLOT.__get__(self)  # read as stored: none yet makes none
+        return max(throttles.values(), default=1.0) if throttles else 1.0
 
     def break_down(self, xid: int, clears_on_reboot: bool) -> None:
         """A hardware fault: a second one only makes it harder to fix, never easier."""
@@ -380,10 +381,12 @@ class _HcasField:
         node.__dict__["_hcas"] = value or None
 
 
+# The storage of Gpu.throttles as the slotted dataclass made it, before _ThrottlesField wraps it.
+_THROTTLES_SLOT = Gpu.__dict__["throttles"]
 _DESCRIPTORS: dict[type, dict[str, object]] = {
     # The slotted fields' own descriptors become the storage the wrappers keep.
     Gpu: {
-        "throttles": _ThrottlesField(Gpu.__dict__["throttles"]),
+        "throttles": _ThrottlesField(_THROTTLES_SLOT),
         "wrong_results": _WrongResultsField(Gpu.__dict__["wrong_results"]),
     },
     Node: {

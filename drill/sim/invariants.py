@@ -87,6 +87,8 @@ def broken_rules(world: World) -> list[str]:
             problems.append(f"{job.name} steps at {kept}x, but its GPUs and leaves say {fresh}x")
     # The pass reads a queue kept as jobs change: every waiting job filed as it is now.
     problems.extend(world.filing_problems())
+    # Exposure's ticks read the records still active, kept apart as evidence comes and goes.
+    problems.extend(world.exposure_problems())
     return problems
 
 

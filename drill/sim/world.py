@@ -352,6 +352,10 @@ class World:
                 )
         return problems
 
+    def exposure_problems(self) -> list[str]:
+        """Where exposure's records kept active apart differ from the records themselves."""
+        return self.exposure.kept_problems()
+
     def _count_preemptible(self, name: str, rank: int | None) -> None:
         """Count a running preemptible job under its class, or (None) stop counting it."""
         old = self._preemptible.pop(name, None)
