@@ -167,8 +167,9 @@ class Exposure:
 
     def _rates(self) -> None:
         world = self.world
-        jobs = world.jobs  # every job the night has seen: asked by name, never walked (a
-        # season's ticks would walk tens of thousands of finished jobs each time)
+        # Every job the night has seen: asked by name, never walked (a season's ticks would
+        # walk tens of thousands of finished jobs each time).
+        jobs = world.jobs
         self._offered = {}
         for name, record in list(self._active.items()):
             node = world.cluster.nodes[name]

@@ -268,18 +268,6 @@ class Overlay:
     def free(self, position: int) -> int:
         return self.count.get(position, self.base.count[position])
 
-    def adjust(self, position: int, delta: int) -> None:
-        """Give back (positive) GPUs on a usable node."""
-        old = self.free(position)
-        if old == UNUSABLE or delta <= 0:
-            return
-        new = min(self.gpn, old + delta)
-        if new != old:
-            self.count[position] = new
-            member = self.index.member.get(position)
-            if new == self.gpn and member is not None:
-                insort(self.whole.setdefault(member[0], []), member[1])
-
     def fits_on(self, position: int, world: int) -> bool:
         return self.free(position) >= world
 
@@ -288,8 +276,7 @@ class Overlay:
     ) -> list[int]:
         """A running job's end: its GPUs given back on the usable nodes it holds off `skip`.
         Returns the positions whose free count rose: only there can a job fit that did not
-        before. (The reservation's walk does this for every end it reads, so `adjust`'s steps
-        are spelled out here once, on locals.)"""
+        before. (The reservation's walk does this for every end it reads, on locals.)"""
         raised = []
         pos, count, base, gpn = self.index.pos, self.count, self.base.count, self.gpn
         for node, gpus in placement:

@@ -137,8 +137,8 @@ def test_an_overlay_answers_as_a_scratch_with_the_same_gpus_given_back(
     gpn, sizes, taken, given_back, skipped
 ) -> None:
     """A reservation's Overlay gives running jobs' GPUs back over a scratch without moving
-    the scratch's buckets (by position, or a placement's node names as the walk does): every
-    question must get the answer a scratch copy would give."""
+    the scratch's buckets (a placement's node names, as the walk does): every question must
+    get the answer a scratch copy would give."""
     from drill.sim.free_index import Overlay
 
     cluster = small_cluster(*zip("abc", sizes, strict=False), gpus_per_node=gpn)
@@ -154,13 +154,10 @@ def test_an_overlay_answers_as_a_scratch_with_the_same_gpus_given_back(
             if step:
                 position, count = given_back[step - 1]
                 position %= len(names)
-                if step % 2:
-                    overlay.adjust(position, count)
-                else:  # the walk's way: a running job's placement, by node name
-                    usable = overlay.usable(position)
-                    rises = usable and overlay.free(position) < gpn
-                    held = [(names[position], list(range(count)))]
-                    assert overlay.give_back(held, frozenset()) == ([position] if rises else [])
+                # As the walk gives back a running job's end: its placement, by node name.
+                rises = overlay.usable(position) and overlay.free(position) < gpn
+                held = [(names[position], list(range(count)))]
+                assert overlay.give_back(held, frozenset()) == ([position] if rises else [])
             expected = None
             with scratch.copy() as trial:  # in the index's own lists: asked, then undone
                 for position, count in given_back[:step]:
